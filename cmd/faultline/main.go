@@ -1,0 +1,105 @@
+// Command faultline tells people who build LLM agents why their agents fail:
+// it ingests agent traces, finds MAST failure modes in them, and summarises a
+// cohort per model.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/store"
+)
+
+// Exit statuses.
+const (
+	exitOK        = 0
+	exitDataError = 1 // the command ran, but some input could not be read
+	exitFailure   = 2 // the command could not do its job (bad flags, no database)
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// errDataProblems marks a command that finished but met bad input, which it
+// already reported line by line.
+var errDataProblems = errors.New("some input could not be read")
+
+// app carries what every command shares.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	dbPath         string
+	verbose        bool
+	quiet          bool
+	log            *slog.Logger
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errDataProblems):
+		return exitDataError
+	default:
+		fmt.Fprintf(stderr, "faultline: %v\n", err)
+		return exitFailure
+	}
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "faultline",
+		Short: "Find out why LLM agents fail",
+		Long: `faultline reads LLM-agent traces (Codex/ITBench rollouts, MAD records), finds MAST
+failure modes in them with deterministic detectors, and summarises a cohort per model.
+
+Start with:  faultline analyze examples/`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			level := slog.LevelWarn
+			if a.verbose {
+				level = slog.LevelDebug
+			}
+			a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+		},
+	}
+	defaultDB := store.DefaultPath
+	if env := os.Getenv("FAULTLINE_DB"); env != "" {
+		defaultDB = env
+	}
+	root.PersistentFlags().StringVar(&a.dbPath, "db", defaultDB, "database file (also $FAULTLINE_DB)")
+	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "log what is being done, file by file")
+	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print errors only, not notices")
+	root.AddCommand(a.ingestCommand(), a.lsCommand(), a.showCommand(), a.analyzeCommand(), a.detectorsCommand(), a.versionCommand())
+	root.CompletionOptions.HiddenDefaultCmd = true
+	return root
+}
+
+// openStore opens the database named by --db.
+func (a *app) openStore(ctx context.Context) (*store.Store, error) {
+	st, err := store.Open(ctx, a.dbPath)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	return st, nil
+}

@@ -1,0 +1,134 @@
+// Package detect finds MAST failure modes in a trace with deterministic
+// rules. A Detector is a value, in the manner of go/analysis: it declares the
+// mode it looks for and documents itself, and a driver runs many of them over
+// a trace. Detectors are precision-first: they report only what the trace
+// itself shows, with the steps it happened at and a verbatim quote; what
+// cannot be decided from the trace alone is left to the judge.
+package detect
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/faultline/faultline/taxonomy"
+	"github.com/faultline/faultline/trace"
+)
+
+// Source is the annotation source of every detector finding.
+const Source = "detector"
+
+// Detector is one deterministic rule for one failure mode.
+type Detector struct {
+	Name string // stable identifier, e.g. "repeated-tool-call"
+	Mode string // the taxonomy code it reports, e.g. "FM-1.3"
+	// Doc says, in its first sentence, what the detector finds; then what it
+	// looks for and its known blind spots.
+	Doc string
+	Run func(*Pass)
+}
+
+// Summary is the first sentence of Doc.
+func (d *Detector) Summary() string {
+	first, _, _ := strings.Cut(d.Doc, "\n")
+	return first
+}
+
+// Pass is one detector's run over one trace.
+type Pass struct {
+	Trace    *trace.Trace
+	detector *Detector
+	findings []trace.Finding
+}
+
+// Report records a finding. The detector fills in Steps, Quote, Confidence
+// and Explanation; Report fills in the rest.
+func (p *Pass) Report(f trace.Finding) {
+	f.Mode = p.detector.Mode
+	f.Source = Source
+	f.Detector = p.detector.Name
+	f.Verdict = trace.Present
+	f.Taxonomy = taxonomy.Version
+	f.Confidence = math.Round(f.Confidence*100) / 100
+	p.findings = append(p.findings, f)
+}
+
+// Revision is bumped whenever a detector's logic changes, so stored findings
+// made by an older set are recomputed.
+const Revision = 1
+
+// All is every detector, in the order they run.
+var All = []*Detector{RepeatedToolCall, HarnessRetryLoop}
+
+// Version identifies a detector set: the revision and the detectors' names.
+func Version(ds []*Detector) string {
+	names := make([]string, len(ds))
+	for i, d := range ds {
+		names[i] = d.Name
+	}
+	return fmt.Sprintf("r%d:%s", Revision, strings.Join(names, ","))
+}
+
+// Run runs the detectors over t and returns their findings, ordered by first
+// cited step. A finding whose evidence does not check out (a step that does
+// not exist, a quote that is not there) is a bug in its detector: it is
+// dropped and returned as an error rather than shown to anyone.
+func Run(t *trace.Trace, ds []*Detector) ([]trace.Finding, []error) {
+	var out []trace.Finding
+	var errs []error
+	for _, d := range ds {
+		p := &Pass{Trace: t, detector: d}
+		d.Run(p)
+		for _, f := range p.findings {
+			if err := f.CheckEvidence(t); err != nil {
+				errs = append(errs, fmt.Errorf("detector %s on trace %s: %w", d.Name, t.ID, err))
+				continue
+			}
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return firstStep(out[i]) < firstStep(out[j]) })
+	return out, errs
+}
+
+// Lookup returns the detector with the given name.
+func Lookup(name string) (*Detector, bool) {
+	for _, d := range All {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return nil, false
+}
+
+func firstStep(f trace.Finding) int {
+	if len(f.Steps) == 0 {
+		return -1
+	}
+	return f.Steps[0]
+}
+
+// quoteFrom returns a verbatim excerpt of s of at most n bytes, cut at a rune
+// boundary, with surrounding whitespace trimmed. Quotes must occur in the
+// trace as they are, so no ellipsis is added.
+func quoteFrom(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(s[:cut])
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

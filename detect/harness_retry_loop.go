@@ -1,0 +1,88 @@
+package detect
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/faultline/faultline/trace"
+)
+
+// HarnessRetryLoop finds FM-1.5 where the harness has to keep the agent going.
+var HarnessRetryLoop = &Detector{
+	Name: "harness-retry-loop",
+	Mode: "FM-1.5",
+	Doc: `The harness re-prompts the agent because its required output never appeared.
+It counts harness retry messages (ITBench Zero's "I don't see agent_output.json ..."), as marked at
+ingest. Two or more retries are reported; a single one only when the agent did nothing after it.
+Confidence is higher when the run still ends without the agent acting on the last retry, and the
+explanation says how many retries went without a single tool call in between.
+Blind spots: harnesses whose retry wording the ingest format does not recognise, and runs that
+stop on a step cap without any retry message.`,
+	Run: runHarnessRetryLoop,
+}
+
+func runHarnessRetryLoop(p *Pass) {
+	t := p.Trace
+	var nudges []int
+	for i := range t.Steps {
+		if t.Steps[i].Type == trace.TypeRetryNudge {
+			nudges = append(nudges, i)
+		}
+	}
+	if len(nudges) == 0 {
+		return
+	}
+	last := nudges[len(nudges)-1]
+	actedAfterLast := false
+	for i := last + 1; i < len(t.Steps); i++ {
+		if t.Steps[i].Role == trace.RoleAssistant {
+			actedAfterLast = true
+			break
+		}
+	}
+	if len(nudges) < 2 && actedAfterLast {
+		return
+	}
+	// How many retries the agent answered without calling a single tool.
+	idle := 0
+	for k, n := range nudges {
+		end := len(t.Steps)
+		if k+1 < len(nudges) {
+			end = nudges[k+1]
+		}
+		called := false
+		for i := n + 1; i < end; i++ {
+			if t.Steps[i].Kind == trace.KindToolCall {
+				called = true
+				break
+			}
+		}
+		if !called {
+			idle++
+		}
+	}
+	confidence := 0.7
+	if len(nudges) >= 3 {
+		confidence = 0.85
+	}
+	if !actedAfterLast {
+		confidence += 0.1
+	}
+	first := &t.Steps[nudges[0]]
+	quote, _, _ := strings.Cut(strings.TrimSpace(first.Text), "\n")
+	ending := "the agent acted after the last one"
+	if !actedAfterLast {
+		ending = "the run ended without the agent acting on the last one"
+	}
+	answered := "the agent called tools after each of them"
+	if idle > 0 {
+		answered = fmt.Sprintf("%s answered without a single tool call", plural(idle, "retry was", "retries were"))
+	}
+	p.Report(trace.Finding{
+		Steps:      nudges,
+		Quote:      quoteFrom(quote, 160),
+		Confidence: confidence,
+		Explanation: fmt.Sprintf("The harness had to re-prompt the agent %s because its required output was missing; %s, and %s.",
+			plural(len(nudges), "time", "times"), answered, ending),
+	})
+}

@@ -1,0 +1,660 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/faultline/faultline/trace"
+)
+
+// Codex decodes Codex CLI rollout files (`codex exec --json` sessions), the
+// format of ITBench's "Zero" SRE agent: one JSON event per line,
+// {"timestamp", "type", "payload"}. A file may hold several sessions back to
+// back; each session_meta starts a new trace.
+type Codex struct{}
+
+// Name implements Format.
+func (Codex) Name() string { return "codex" }
+
+// codexTypes are the top-level event types of rollout files.
+var codexTypes = map[string]bool{
+	"session_meta": true, "turn_context": true, "response_item": true,
+	"event_msg": true, "compacted": true,
+}
+
+// Sniff accepts content whose first lines are rollout events.
+func (Codex) Sniff(head []byte) bool {
+	if firstByte(head) != '{' {
+		return false
+	}
+	for _, line := range firstLines(head, 3) {
+		keys := jsonKeys(line, 1)
+		_, hasPayload := keys["payload"]
+		if hasPayload && codexTypes[keys["type"]] {
+			return true
+		}
+	}
+	return false
+}
+
+type codexEvent struct {
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+type codexSessionMeta struct {
+	ID            string `json:"id"`
+	Timestamp     string `json:"timestamp"`
+	Cwd           string `json:"cwd"`
+	Originator    string `json:"originator"`
+	CLIVersion    string `json:"cli_version"`
+	Instructions  string `json:"instructions"`
+	ModelProvider string `json:"model_provider"`
+}
+
+type codexTurnContext struct {
+	Model string `json:"model"`
+	Cwd   string `json:"cwd"`
+}
+
+type codexContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type codexItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"` // parts on messages, parts on reasoning
+	Summary   []codexContent  `json:"summary"`
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"`
+	CallID    string          `json:"call_id"`
+	ID        string          `json:"id"`
+	Output    json.RawMessage `json:"output"`
+	Action    json.RawMessage `json:"action"`
+	Message   string          `json:"message"`
+	Encrypted string          `json:"encrypted_content"`
+}
+
+type codexEventMsg struct {
+	Type    string          `json:"type"`
+	Message string          `json:"message"`
+	Text    string          `json:"text"`
+	Reason  string          `json:"reason"`
+	Info    *codexTokenInfo `json:"info"`
+}
+
+type codexTokenInfo struct {
+	Total codexUsage `json:"total_token_usage"`
+	Last  codexUsage `json:"last_token_usage"`
+}
+
+type codexUsage struct {
+	Input     int `json:"input_tokens"`
+	Cached    int `json:"cached_input_tokens"`
+	Output    int `json:"output_tokens"`
+	Reasoning int `json:"reasoning_output_tokens"`
+	Total     int `json:"total_tokens"`
+}
+
+// codexQuietEvents are event_msg types that repeat what response items
+// already record (command begin/end, deltas, plan updates); they add no step.
+var codexQuietEvents = map[string]bool{
+	"exec_command_begin": true, "exec_command_end": true, "exec_command_output_delta": true,
+	"patch_apply_begin": true, "patch_apply_end": true, "mcp_tool_call_begin": true,
+	"mcp_tool_call_end": true, "task_started": true, "task_complete": true,
+	"agent_message_delta": true, "agent_reasoning_delta": true, "agent_reasoning_raw_content": true,
+	"agent_reasoning_raw_content_delta": true, "agent_reasoning_section_break": true,
+	"web_search_begin": true, "web_search_end": true, "turn_diff": true, "plan_update": true,
+	"mcp_list_tools_response": true, "list_custom_prompts_response": true, "get_history_entry_response": true,
+	"shutdown_complete": true, "session_configured": true, "exited_review_mode": true, "entered_review_mode": true,
+	"user_message": true, "agent_message": true, "agent_reasoning": true, // mirrors, see mirror handling
+}
+
+// harnessNudge matches the retry prompts ITBench's Zero harness sends when
+// the answer file has not appeared ("I don't see agent_output.json file...").
+var harnessNudge = regexp.MustCompile(`(?i)^\s*i (?:don'?t|do not|can'?t|cannot) (?:see|find) (?:the )?[\w./-]+\.(?:json|ya?ml|md|txt)\b`)
+
+// codexSession accumulates one trace.
+type codexSession struct {
+	t       *trace.Trace
+	turns   int
+	models  []string
+	nudges  int
+	request string // first substantive user request
+	// mirrors pairs event_msg copies with the response items they mirror:
+	// key → number of unmatched copies seen from the other channel.
+	fromItems, fromEvents map[string]int
+	encrypted             int
+}
+
+func newCodexSession(src string) *codexSession {
+	return &codexSession{
+		t:          &trace.Trace{Format: "codex", Source: src, System: "codex"},
+		fromItems:  map[string]int{},
+		fromEvents: map[string]int{},
+	}
+}
+
+// Decode implements Format.
+func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	lr := newLineReader(in.R)
+	var cur *codexSession
+	seen := map[string]int{} // session ids in this file, to keep trace ids unique
+	flush := func() error {
+		if cur == nil {
+			return nil
+		}
+		s := cur
+		cur = nil
+		return s.finish(in, seen, emit)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, n, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", in.Path, n, err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if !utf8.Valid(line) {
+			in.Report(n, Error, "invalid UTF-8; bad bytes replaced with U+FFFD")
+			line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+		}
+		var ev codexEvent
+		if err := json.Unmarshal(line, &ev); err != nil {
+			in.Report(n, Error, "not a JSON event (%s); line skipped", jsonErrorText(err))
+			continue
+		}
+		if ev.Type == "" {
+			in.Report(n, Error, "event has no type; line skipped")
+			continue
+		}
+		if ev.Type == "session_meta" {
+			var meta codexSessionMeta
+			if err := json.Unmarshal(ev.Payload, &meta); err != nil {
+				in.Report(n, Error, "bad session_meta payload (%s); line skipped", jsonErrorText(err))
+				continue
+			}
+			// Every session_meta opens a new trace, even one repeating an id,
+			// so files of concatenated sessions stream one trace at a time.
+			if cur == nil || cur.t.ID != "" || len(cur.t.Steps) > 0 {
+				if err := flush(); err != nil {
+					return err
+				}
+				cur = newCodexSession(in.Path)
+			}
+			cur.meta(meta, n)
+			continue
+		}
+		if cur == nil {
+			// Events before any session_meta: keep them in a session of their own.
+			cur = newCodexSession(in.Path)
+		}
+		if err := cur.event(in, n, ev); err != nil {
+			in.Report(n, Error, "%v; line skipped", err)
+		}
+	}
+	return flush()
+}
+
+func (s *codexSession) meta(m codexSessionMeta, line int) {
+	t := s.t
+	if t.ID == "" {
+		t.ID = m.ID
+	}
+	if ts := parseTime(m.Timestamp); !ts.IsZero() && t.Started.IsZero() {
+		t.Started = ts
+	}
+	if m.Instructions != "" {
+		t.Task = m.Instructions
+	}
+	t.SetMeta("cwd", m.Cwd)
+	t.SetMeta("originator", m.Originator)
+	t.SetMeta("cli_version", m.CLIVersion)
+	t.SetMeta("model_provider", m.ModelProvider)
+	t.SetMeta("session_line", strconv.Itoa(line))
+}
+
+func (s *codexSession) event(in *Input, line int, ev codexEvent) error {
+	ts := parseTime(ev.Timestamp)
+	if !ts.IsZero() {
+		if s.t.Started.IsZero() {
+			s.t.Started = ts
+		}
+		s.t.Ended = ts
+	}
+	switch ev.Type {
+	case "turn_context":
+		var tc codexTurnContext
+		if err := json.Unmarshal(ev.Payload, &tc); err != nil {
+			return fmt.Errorf("bad turn_context payload (%s)", jsonErrorText(err))
+		}
+		s.turns++
+		if tc.Model != "" && (len(s.models) == 0 || s.models[len(s.models)-1] != tc.Model) {
+			s.models = append(s.models, tc.Model)
+		}
+		return nil
+	case "response_item":
+		var it codexItem
+		if err := json.Unmarshal(ev.Payload, &it); err != nil {
+			return fmt.Errorf("bad response_item payload (%s)", jsonErrorText(err))
+		}
+		return s.item(in, line, ts, it)
+	case "event_msg":
+		var em codexEventMsg
+		if err := json.Unmarshal(ev.Payload, &em); err != nil {
+			return fmt.Errorf("bad event_msg payload (%s)", jsonErrorText(err))
+		}
+		s.eventMsg(ts, em, ev.Payload)
+		return nil
+	case "compacted":
+		var c struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(ev.Payload, &c) // an unreadable summary still marks the compaction
+		s.t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: "compacted", Time: ts,
+			Text: "context compacted" + prefixed("\n", c.Message)})
+		return nil
+	default:
+		// A type this version does not know: keep it, verbatim, as a system step.
+		s.t.Append(trace.Step{Kind: trace.KindSystem, Type: ev.Type, Time: ts, Text: compactJSON(ev.Payload)})
+		return nil
+	}
+}
+
+func (s *codexSession) item(in *Input, line int, ts time.Time, it codexItem) error {
+	t := s.t
+	switch it.Type {
+	case "message":
+		text, err := contentText(it.Content)
+		if err != nil {
+			return fmt.Errorf("bad message content (%s)", err)
+		}
+		step := trace.Step{Kind: trace.KindMessage, Role: it.Role, Text: text, Time: ts}
+		if it.Role == "user" {
+			switch {
+			case strings.Contains(text, "<environment_context>") && strings.HasPrefix(strings.TrimSpace(text), "<environment_context>"):
+				step.Kind, step.Role, step.Type = trace.KindSystem, trace.RoleHarness, "environment_context"
+			case strings.HasPrefix(text, "# AGENTS.md instructions") || strings.HasPrefix(strings.TrimSpace(text), "<user_instructions>"):
+				step.Kind, step.Role, step.Type = trace.KindSystem, trace.RoleHarness, "instructions"
+				if t.Task == "" {
+					t.Task = between(text, "<INSTRUCTIONS>", "</INSTRUCTIONS>")
+				}
+			case harnessNudge.MatchString(text):
+				step.Role, step.Type = trace.RoleHarness, trace.TypeRetryNudge
+			default:
+				if s.request == "" {
+					s.request = text
+				}
+			}
+		}
+		if step.Kind == trace.KindMessage && s.mirrored(true, "message|"+step.Role, text) {
+			return nil
+		}
+		if step.Type == trace.TypeRetryNudge {
+			s.nudges++
+		}
+		t.Append(step)
+	case "reasoning":
+		text := reasoningText(it)
+		if text == "" {
+			if it.Encrypted != "" {
+				s.encrypted++
+			}
+			return nil
+		}
+		if s.mirrored(true, "reasoning", text) {
+			return nil
+		}
+		t.Append(trace.Step{Kind: trace.KindReasoning, Role: trace.RoleAssistant, Text: text, Time: ts})
+	case "function_call":
+		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: it.Name, Args: it.Arguments, CallID: callID(it), Time: ts})
+	case "custom_tool_call":
+		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: it.Name, Args: it.Input, CallID: callID(it), Time: ts})
+	case "local_shell_call":
+		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: "local_shell", Args: compactJSON(it.Action), CallID: callID(it), Time: ts})
+	case "web_search_call":
+		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: "web_search", Args: compactJSON(it.Action), Time: ts})
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		out := decodeToolOutput(it.Output)
+		t.Append(trace.Step{Kind: trace.KindToolResult, Role: trace.RoleTool, Text: out.text, ExitCode: out.exit, IsError: out.failed, CallID: it.CallID, Time: ts, Type: out.shape})
+	case "ghost_snapshot":
+		t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: "ghost_snapshot", Text: "workspace snapshot taken", Time: ts})
+	case "compacted", "compaction_summary":
+		t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: "compacted", Text: "context compacted" + prefixed("\n", it.Message), Time: ts})
+	default:
+		t.Append(trace.Step{Kind: trace.KindSystem, Type: "response_item:" + it.Type, Time: ts, Text: it.Type})
+	}
+	return nil
+}
+
+func (s *codexSession) eventMsg(ts time.Time, em codexEventMsg, raw json.RawMessage) {
+	t := s.t
+	switch em.Type {
+	case "user_message":
+		step := trace.Step{Kind: trace.KindMessage, Role: "user", Text: em.Message, Time: ts}
+		if harnessNudge.MatchString(em.Message) {
+			step.Role, step.Type = trace.RoleHarness, trace.TypeRetryNudge
+		}
+		if !s.mirrored(false, "message|"+step.Role, em.Message) {
+			if step.Type == trace.TypeRetryNudge {
+				s.nudges++
+			}
+			t.Append(step)
+		}
+	case "agent_message":
+		if !s.mirrored(false, "message|assistant", em.Message) {
+			t.Append(trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Text: em.Message, Time: ts})
+		}
+	case "agent_reasoning":
+		if !s.mirrored(false, "reasoning", em.Text) {
+			t.Append(trace.Step{Kind: trace.KindReasoning, Role: trace.RoleAssistant, Text: em.Text, Time: ts})
+		}
+	case "token_count":
+		if em.Info == nil {
+			return
+		}
+		u := em.Info.Total
+		t.Usage = trace.Usage{InputTokens: u.Input, CachedInputTokens: u.Cached, OutputTokens: u.Output, ReasoningTokens: u.Reasoning, TotalTokens: u.Total}
+		// Attribute the turn's output tokens to the model step that produced it.
+		for i := len(t.Steps) - 1; i >= 0; i-- {
+			st := &t.Steps[i]
+			if st.Role == trace.RoleAssistant {
+				if st.Tokens == 0 {
+					st.Tokens = em.Info.Last.Output + em.Info.Last.Reasoning
+				}
+				break
+			}
+		}
+	case "turn_aborted":
+		t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: "turn_aborted", Text: "turn aborted" + prefixed(": ", em.Reason), Time: ts})
+	case "error", "stream_error":
+		t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: em.Type, Text: em.Message, Time: ts})
+	default:
+		if codexQuietEvents[em.Type] {
+			return
+		}
+		t.Append(trace.Step{Kind: trace.KindSystem, Type: "event_msg:" + em.Type, Text: compactJSON(raw), Time: ts})
+	}
+}
+
+// mirrored pairs the two copies Codex writes of user messages, agent
+// messages and reasoning: one as a response item, one as an event for the
+// UI, in either order. It reports whether this copy's twin was already
+// recorded, so that only one step is kept; a copy without a twin (older
+// versions log only one channel) is kept.
+func (s *codexSession) mirrored(fromItem bool, kind, text string) bool {
+	key := kind + "\x00" + strings.TrimSpace(text)
+	mine, other := s.fromEvents, s.fromItems
+	if fromItem {
+		mine, other = s.fromItems, s.fromEvents
+	}
+	if other[key] > 0 {
+		other[key]--
+		return true
+	}
+	mine[key]++
+	return false
+}
+
+// finish closes a session: pairs calls with results, names the final
+// answer, fills the model and task, and emits it.
+func (s *codexSession) finish(in *Input, seen map[string]int, emit func(*trace.Trace) error) error {
+	t := s.t
+	if t.ID == "" {
+		t.ID = "codex-" + shortHash(in.Path)
+	}
+	if n := seen[t.ID]; n > 0 {
+		seen[t.ID] = n + 1
+		t.ID = fmt.Sprintf("%s#%d", t.ID, n+1)
+	} else {
+		seen[t.ID] = 1
+	}
+	if len(s.models) > 0 {
+		t.Model = s.models[0]
+		if len(s.models) > 1 {
+			t.SetMeta("models", strings.Join(s.models, ","))
+		}
+	}
+	if s.request != "" && len(s.request) >= 200 {
+		// A substantive first request (a remediation brief, say) is the task of
+		// this run; the standing instructions are context.
+		t.Task = s.request
+	}
+	t.SetMeta("turns", strconv.Itoa(s.turns))
+	if s.nudges > 0 {
+		t.SetMeta("harness_retries", strconv.Itoa(s.nudges))
+	}
+	if s.encrypted > 0 {
+		t.SetMeta("encrypted_reasoning", strconv.Itoa(s.encrypted))
+	}
+	markFinal(t)
+	line, _ := strconv.Atoi(t.Meta["session_line"])
+	for _, p := range t.Link() {
+		in.Report(line, Notice, "session %s: %s", t.ID, p)
+	}
+	if s.turns == 0 && countAgentSteps(t) == 0 {
+		in.Report(line, Notice, "session %s is empty: the model never took a turn; not stored", t.ID)
+		return nil
+	}
+	return emit(t)
+}
+
+// markFinal turns the last assistant message into the final answer when no
+// tool call follows it.
+func markFinal(t *trace.Trace) {
+	for i := len(t.Steps) - 1; i >= 0; i-- {
+		s := &t.Steps[i]
+		switch {
+		case s.Kind == trace.KindToolCall:
+			return
+		case s.Kind == trace.KindMessage && s.Role == trace.RoleAssistant:
+			s.Kind = trace.KindFinal
+			return
+		}
+	}
+}
+
+func countAgentSteps(t *trace.Trace) int {
+	n := 0
+	for i := range t.Steps {
+		if t.Steps[i].Role == trace.RoleAssistant {
+			n++
+		}
+	}
+	return n
+}
+
+func callID(it codexItem) string {
+	if it.CallID != "" {
+		return it.CallID
+	}
+	return it.ID
+}
+
+// contentText joins the text parts of message content, which is either a
+// list of parts or a plain string.
+func contentText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []codexContent
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New(jsonErrorText(err))
+	}
+	var texts []string
+	for _, p := range parts {
+		switch {
+		case p.Text != "":
+			texts = append(texts, p.Text)
+		case strings.Contains(p.Type, "image"):
+			texts = append(texts, "[image]")
+		}
+	}
+	return strings.Join(texts, "\n"), nil
+}
+
+func reasoningText(it codexItem) string {
+	var texts []string
+	for _, p := range it.Summary {
+		if p.Text != "" {
+			texts = append(texts, p.Text)
+		}
+	}
+	if len(texts) == 0 {
+		if body, err := contentText(it.Content); err == nil && body != "" {
+			texts = append(texts, body)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// toolOutput is a tool result decoded from one of its three shapes.
+type toolOutput struct {
+	text   string
+	exit   *int
+	failed bool
+	shape  string // shell, mcp, text
+}
+
+// decodeToolOutput reads a function_call_output's output: a JSON string that
+// holds shell output with metadata, a JSON string that holds MCP content
+// parts, an object with content and success, or plain text.
+func decodeToolOutput(raw json.RawMessage) toolOutput {
+	var str string
+	if len(raw) > 0 && raw[0] == '"' {
+		if err := json.Unmarshal(raw, &str); err != nil {
+			return toolOutput{text: string(raw), shape: "text"}
+		}
+	} else if len(raw) > 0 && raw[0] == '{' {
+		var obj struct {
+			Content json.RawMessage `json:"content"`
+			Success *bool           `json:"success"`
+		}
+		if json.Unmarshal(raw, &obj) == nil && obj.Content != nil {
+			out := decodeToolOutput(obj.Content)
+			if obj.Success != nil && !*obj.Success {
+				out.failed = true
+			}
+			return out
+		}
+		str = string(raw)
+	} else {
+		str = string(raw)
+	}
+	trimmed := strings.TrimSpace(str)
+	switch {
+	case strings.HasPrefix(trimmed, `{"output"`) || strings.HasPrefix(trimmed, "{\n  \"output\""):
+		var shell struct {
+			Output   string `json:"output"`
+			Metadata struct {
+				ExitCode *int `json:"exit_code"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal([]byte(trimmed), &shell) == nil {
+			out := toolOutput{text: shell.Output, exit: shell.Metadata.ExitCode, shape: "shell"}
+			out.failed = out.exit != nil && *out.exit != 0
+			return out
+		}
+	case strings.HasPrefix(trimmed, "[{"):
+		var parts []codexContent
+		if json.Unmarshal([]byte(trimmed), &parts) == nil && len(parts) > 0 && parts[0].Type != "" {
+			var texts []string
+			for _, p := range parts {
+				if p.Text != "" {
+					texts = append(texts, p.Text)
+				}
+			}
+			return toolOutput{text: strings.Join(texts, "\n"), shape: "mcp"}
+		}
+	}
+	out := toolOutput{text: str, shape: "text"}
+	for _, prefix := range toolFailurePrefixes {
+		if strings.HasPrefix(trimmed, prefix) {
+			out.failed = true
+		}
+	}
+	return out
+}
+
+// toolFailurePrefixes start the plain-text outputs Codex itself writes when a
+// call could not run at all.
+var toolFailurePrefixes = []string{
+	"failed to parse function arguments", "unsupported call", "unknown tool", "error: ", "Error: ",
+	"tool call failed", "execution error",
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func between(s, open, close string) string {
+	_, after, ok := strings.Cut(s, open)
+	if !ok {
+		return s
+	}
+	inner, _, _ := strings.Cut(after, close)
+	return strings.TrimSpace(inner)
+}
+
+func prefixed(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// jsonErrorText words a JSON decoding error for a one-line report.
+func jsonErrorText(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("invalid JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.As(err, &typ):
+		return fmt.Sprintf("field %q should be %s, found JSON %s", typ.Field, typ.Type, typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "truncated JSON"
+	default:
+		return strings.TrimPrefix(err.Error(), "json: ")
+	}
+}

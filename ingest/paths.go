@@ -1,0 +1,289 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/faultline/faultline/trace"
+)
+
+// Sink receives what Paths reads. A store implements it.
+type Sink interface {
+	// File is called before a recognised file is decoded. It returns nil to
+	// skip the file, when its content is already stored.
+	File(ctx context.Context, f FileInfo) (FileSink, error)
+}
+
+// FileSink receives the traces of one file.
+type FileSink interface {
+	Trace(ctx context.Context, t *trace.Trace) error
+	// Close ends the file. What was emitted before a decoding error is kept;
+	// a file with errors is not recorded as done, so that ingesting it again
+	// reads it again and reports its problems again.
+	Close(ctx context.Context, r FileResult) error
+}
+
+// FileResult is how decoding a file went.
+type FileResult struct {
+	Err    error // what stopped decoding early, if anything
+	Errors int   // issues of severity Error reported for the file
+}
+
+// FileInfo describes a file about to be decoded.
+type FileInfo struct {
+	// Path identifies the file: its absolute path, or "stdin:<hash>" for
+	// standard input.
+	Path   string
+	Hash   string // sha256 of the content, hex
+	Size   int64
+	Format string
+}
+
+// Summary counts what Paths did.
+type Summary struct {
+	Files     int // files decoded
+	Unchanged int // recognised files skipped because the sink already has them
+	Skipped   int // files met in a directory walk that are in no trace format
+	Traces    int // traces emitted
+	Errors    int // issues of severity Error
+	Notices   int
+	// SkippedFiles lists the walked files in no known format.
+	SkippedFiles []string
+	// UnchangedFiles lists the keys (FileInfo.Path) of the recognised files
+	// the sink already had.
+	UnchangedFiles []string
+}
+
+// Options tunes Paths.
+type Options struct {
+	// Report receives every issue as it is found.
+	Report func(Issue)
+	// Stdin is read for the path "-"; os.Stdin when nil.
+	Stdin io.Reader
+}
+
+// Paths ingests files and directories (recursively; hidden directories are
+// skipped) and "-" for standard input. Each file's format is sniffed from
+// its content. A file named explicitly that is in no known format is an
+// error; one met in a directory walk is counted and skipped, since trace
+// directories hold other files too.
+func Paths(ctx context.Context, paths []string, sink Sink, opts Options) (Summary, error) {
+	w := &walker{sink: sink, opts: opts, zero: newZeroDirs()}
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return w.sum, err
+		}
+		if p == "-" {
+			if err := w.stdin(ctx); err != nil {
+				return w.sum, err
+			}
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + errText(err)})
+			continue
+		}
+		if !info.IsDir() {
+			if err := w.file(ctx, p, p, true); err != nil {
+				return w.sum, err
+			}
+			continue
+		}
+		if err := w.dir(ctx, p); err != nil {
+			return w.sum, err
+		}
+	}
+	return w.sum, nil
+}
+
+type walker struct {
+	sink Sink
+	opts Options
+	sum  Summary
+	zero *zeroDirs
+}
+
+func (w *walker) report(i Issue) {
+	if i.Severity == Error {
+		w.sum.Errors++
+	} else {
+		w.sum.Notices++
+	}
+	if w.opts.Report != nil {
+		w.opts.Report(i)
+	}
+}
+
+func (w *walker) dir(ctx context.Context, root string) error {
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + errText(err)})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != root && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	for _, p := range files {
+		if err := w.file(ctx, p, p, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stdin spools standard input to a temporary file, so that it is hashed and
+// decoded like any file without being held in memory.
+func (w *walker) stdin(ctx context.Context) error {
+	in := w.opts.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	tmp, err := os.CreateTemp("", "faultline-stdin-*")
+	if err != nil {
+		return fmt.Errorf("spooling standard input: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if _, err := io.Copy(tmp, in); err != nil {
+		return fmt.Errorf("reading standard input: %w", err)
+	}
+	return w.file(ctx, tmp.Name(), "<stdin>", true)
+}
+
+// file ingests one file. display is the name used in reports and stored as
+// the trace source.
+func (w *walker) file(ctx context.Context, path, display string, explicit bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		w.report(Issue{Path: display, Severity: Error, Message: "cannot read: " + errText(err)})
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, SniffSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		w.report(Issue{Path: display, Severity: Error, Message: "cannot read: " + errText(err)})
+		return nil
+	}
+	head = head[:n]
+	format, why := sniff(head)
+	if format == nil {
+		if explicit {
+			w.report(Issue{Path: display, Severity: Error, Message: why})
+		} else {
+			w.sum.Skipped++
+			w.sum.SkippedFiles = append(w.sum.SkippedFiles, display)
+		}
+		return nil
+	}
+	h := sha256.New()
+	h.Write(head)
+	size, err := io.Copy(h, f)
+	if err != nil {
+		w.report(Issue{Path: display, Severity: Error, Message: "cannot read: " + errText(err)})
+		return nil
+	}
+	info := FileInfo{Path: display, Hash: hex.EncodeToString(h.Sum(nil)), Size: size + int64(n), Format: format.Name()}
+	if path == display {
+		if abs, err := filepath.Abs(path); err == nil {
+			info.Path = abs
+		}
+	} else {
+		info.Path = "stdin:" + info.Hash
+	}
+	fs, err := w.sink.File(ctx, info)
+	if err != nil {
+		return fmt.Errorf("%s: %w", display, err)
+	}
+	if fs == nil {
+		w.sum.Unchanged++
+		w.sum.UnchangedFiles = append(w.sum.UnchangedFiles, info.Path)
+		return nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return errors.Join(fmt.Errorf("%s: %w", display, err), fs.Close(ctx, FileResult{Err: err}))
+	}
+	errorsBefore := w.sum.Errors
+	in := &Input{Path: display, R: f, report: w.report}
+	w.sum.Files++
+	decodeErr := format.Decode(ctx, in, func(t *trace.Trace) error {
+		if t.Format == "codex" && path == display {
+			w.zero.annotate(in, path, t)
+		}
+		w.sum.Traces++
+		return fs.Trace(ctx, t)
+	})
+	if decodeErr != nil && ctx.Err() == nil {
+		w.report(Issue{Path: display, Severity: Error, Message: "decoding stopped: " + decodeErr.Error()})
+	}
+	if closeErr := fs.Close(ctx, FileResult{Err: decodeErr, Errors: w.sum.Errors - errorsBefore}); closeErr != nil {
+		return fmt.Errorf("%s: %w", display, closeErr)
+	}
+	return ctx.Err()
+}
+
+// sniff picks the format of a file from its first bytes, or says why none fits.
+func sniff(head []byte) (Format, string) {
+	if len(bytes.TrimSpace(head)) == 0 {
+		return nil, "empty file"
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return nil, "binary content, not a trace format"
+	}
+	if f, ok := Detect(head); ok {
+		return f, ""
+	}
+	if !utf8.Valid(head[:max(0, len(head)-utf8.UTFMax)]) {
+		return nil, "not UTF-8 text, not a trace format"
+	}
+	return nil, "unrecognised format (not " + formatNames() + ")"
+}
+
+func formatNames() string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = f.Name()
+	}
+	return strings.Join(names, ", ")
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:6])
+}

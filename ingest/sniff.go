@@ -1,0 +1,145 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+)
+
+// jsonKeys scans the first JSON value in head, which may be cut off anywhere,
+// and returns the keys of objects found at the given depth (1: the top-level
+// object; 2: objects inside a top-level array or object) with their values
+// when those are strings, and "" otherwise. It stops at the first syntax
+// error or at the end of head, keeping what it saw: sniffing must work on a
+// prefix of a file.
+func jsonKeys(head []byte, depth int) map[string]string {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	dec.UseNumber()
+	keys := map[string]string{}
+	type frame struct {
+		object    bool
+		expectKey bool
+	}
+	var stack []frame
+	pendingKey := ""
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		level := len(stack)
+		isValue := true
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if level == depth && pendingKey != "" {
+					keys[pendingKey] = ""
+					pendingKey = ""
+				}
+				if level > 0 && stack[level-1].object {
+					stack[level-1].expectKey = true
+				}
+				stack = append(stack, frame{object: v == '{', expectKey: v == '{'})
+				continue
+			default:
+				stack = stack[:level-1]
+				if len(stack) == 0 {
+					return keys
+				}
+				continue
+			}
+		case string:
+			if level > 0 && stack[level-1].object && stack[level-1].expectKey {
+				stack[level-1].expectKey = false
+				if level == depth {
+					pendingKey = v
+				}
+				isValue = false
+			} else if level == depth && pendingKey != "" {
+				keys[pendingKey] = v
+				pendingKey = ""
+			}
+		}
+		if isValue {
+			if level == depth && pendingKey != "" {
+				keys[pendingKey] = ""
+				pendingKey = ""
+			}
+			if level > 0 && stack[level-1].object {
+				stack[level-1].expectKey = true
+			}
+		}
+	}
+}
+
+// firstLines returns up to n non-blank lines from the start of head; the last
+// one may be cut off.
+func firstLines(head []byte, n int) [][]byte {
+	var lines [][]byte
+	for len(head) > 0 && len(lines) < n {
+		line, rest, _ := bytes.Cut(head, []byte{'\n'})
+		head = rest
+		if len(bytes.TrimSpace(line)) > 0 {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// firstByte returns the first non-whitespace byte of head, or 0.
+func firstByte(head []byte) byte {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+	t = bytes.TrimLeft(t, " \t\r\n")
+	if len(t) == 0 {
+		return 0
+	}
+	return t[0]
+}
+
+// lineReader yields the lines of a stream one at a time, of any length,
+// counting them. The returned slice is valid until the next call.
+type lineReader struct {
+	br   *bufio.Reader
+	line int
+	long []byte
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// Next returns the next line without its line ending, and its 1-based number.
+// It returns io.EOF after the last line.
+func (lr *lineReader) Next() ([]byte, int, error) {
+	lr.long = lr.long[:0]
+	for {
+		chunk, err := lr.br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			lr.line++
+			line := chunk[:len(chunk)-1]
+			if len(lr.long) > 0 {
+				lr.long = append(lr.long, line...)
+				line = lr.long
+			}
+			return bytes.TrimSuffix(line, []byte{'\r'}), lr.line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			// A line longer than the buffer: keep collecting it.
+			lr.long = append(lr.long, chunk...)
+		case errors.Is(err, io.EOF):
+			line := append(lr.long, chunk...)
+			if len(line) == 0 {
+				return nil, lr.line, io.EOF
+			}
+			lr.long = line[:0]
+			lr.line++
+			return bytes.TrimSuffix(line, []byte{'\r'}), lr.line, nil
+		default:
+			return nil, lr.line, err
+		}
+	}
+}

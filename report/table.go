@@ -1,0 +1,51 @@
+package report
+
+import (
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Table lays out rows of cells in aligned columns for a terminal: the first
+// column (a name) left-aligned and, when NumericRight is set, the others
+// right-aligned.
+type Table struct {
+	Header       []string
+	Rows         [][]string
+	NumericRight bool
+}
+
+// Write prints the table with two spaces between columns.
+func (t *Table) Write(w io.Writer) error {
+	all := append([][]string{t.Header}, t.Rows...)
+	var widths []int
+	for _, row := range all {
+		for i, cell := range row {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	var b strings.Builder
+	for _, row := range all {
+		for i, cell := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+			last := i == len(row)-1
+			switch {
+			case t.NumericRight && i > 0:
+				b.WriteString(pad + cell)
+			case last:
+				b.WriteString(cell)
+			default:
+				b.WriteString(cell + pad)
+			}
+			if !last {
+				b.WriteString("  ")
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,282 @@
+// Package report renders faultline's results for people: a trace step by
+// step, and cohort summaries.
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/taxonomy"
+	"github.com/faultline/faultline/trace"
+)
+
+// TraceOptions tunes WriteTrace.
+type TraceOptions struct {
+	Full bool // print every text in full instead of a few lines
+}
+
+// Limits for texts shown in a trace view unless Full is set.
+const (
+	clipLines = 4
+	clipBytes = 400
+)
+
+// WriteTrace prints a trace for a terminal: a header, the findings, then
+// every step with the findings that cite it.
+func WriteTrace(w io.Writer, t *trace.Trace, opts TraceOptions) error {
+	p := &printer{w: w}
+	p.header(t)
+	p.findings(t)
+	p.steps(t, opts)
+	return p.err
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func (p *printer) header(t *trace.Trace) {
+	p.printf("trace     %s\n", t.ID)
+	var facts []string
+	for _, kv := range [][2]string{{"model", t.Model}, {"format", t.Format}, {"system", t.System}, {"scenario", t.Scenario}, {"trial", t.Trial}} {
+		if kv[1] != "" {
+			facts = append(facts, kv[0]+" "+kv[1])
+		}
+	}
+	p.printf("run       %s\n", strings.Join(facts, " · "))
+	p.printf("source    %s\n", t.Source)
+	if t.Task != "" {
+		p.printf("task      %s\n", TaskTitle(t.Task, 100))
+	}
+	line := fmt.Sprintf("%d steps: %d tool calls", len(t.Steps), t.CountKind(trace.KindToolCall))
+	if t.Usage.TotalTokens > 0 {
+		line += fmt.Sprintf(", %d tokens", t.Usage.TotalTokens)
+	}
+	if !t.Started.IsZero() {
+		line += ", " + t.Started.UTC().Format("2006-01-02 15:04:05")
+		if !t.Ended.IsZero() {
+			line += " for " + t.Ended.Sub(t.Started).Round(time.Second).String()
+		}
+	}
+	p.printf("size      %s\n", line)
+	p.printf("outcome   %s\n", OutcomeText(trace.PrimaryOutcome(t.Outcomes)))
+	if t.Diagnosis != nil {
+		p.printf("diagnosis %s\n", t.Diagnosis.Source)
+	}
+	p.printf("\n")
+}
+
+// findings prints one line per mode and source, then the evidence.
+func (p *printer) findings(t *trace.Trace) {
+	present := presentFindings(t.Findings)
+	if len(present) == 0 {
+		p.printf("findings  none\n\n")
+		return
+	}
+	p.printf("findings  %d\n", len(present))
+	for _, f := range present {
+		p.printf("  %s %s  [%s]%s  steps %s\n", f.Mode, modeName(f.Mode), sourceName(f), confidenceText(f), stepList(f.Steps))
+		if f.Quote != "" {
+			p.printf("      %q\n", trace.Clip(trace.NormalizeSpace(f.Quote), 120))
+		}
+		if f.Explanation != "" {
+			p.printf("      %s\n", f.Explanation)
+		}
+	}
+	if unmapped := unmappedLabels(t.Findings); len(unmapped) > 0 {
+		p.printf("  unmapped labels (kept as written): %s\n", strings.Join(unmapped, "; "))
+	}
+	p.printf("\n")
+}
+
+func (p *printer) steps(t *trace.Trace, opts TraceOptions) {
+	at := map[int][]trace.Finding{}
+	for _, f := range presentFindings(t.Findings) {
+		for _, s := range f.Steps {
+			at[s] = append(at[s], f)
+		}
+	}
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		p.printf("#%-4d %-8s %s\n", s.Index, kindLabel(s), stepTitle(s))
+		if body := stepBody(s); body != "" {
+			p.printf("%s\n", indent(clip(body, opts.Full), "      "))
+		}
+		for _, f := range at[i] {
+			p.printf("      ⚑ %s %s [%s]\n", f.Mode, modeName(f.Mode), sourceName(f))
+		}
+	}
+}
+
+func presentFindings(fs []trace.Finding) []trace.Finding {
+	var out []trace.Finding
+	for _, f := range fs {
+		if f.Verdict == trace.Present && f.Mode != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func unmappedLabels(fs []trace.Finding) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range fs {
+		if f.Mode == "" && f.RawLabel != "" && !seen[f.RawLabel] {
+			seen[f.RawLabel] = true
+			out = append(out, f.RawLabel)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func kindLabel(s *trace.Step) string {
+	switch s.Kind {
+	case trace.KindToolCall:
+		return "call"
+	case trace.KindToolResult:
+		return "result"
+	default:
+		return string(s.Kind)
+	}
+}
+
+// stepTitle is the one-line summary after the step number.
+func stepTitle(s *trace.Step) string {
+	who := s.Role
+	if s.Agent != "" {
+		who = s.Agent
+	}
+	switch s.Kind {
+	case trace.KindToolCall:
+		return s.Tool + " " + trace.Clip(oneLine(s.Args), 160)
+	case trace.KindToolResult:
+		var parts []string
+		parts = append(parts, s.Tool)
+		if s.ExitCode != nil {
+			parts = append(parts, fmt.Sprintf("exit %d", *s.ExitCode))
+		}
+		if s.IsError {
+			parts = append(parts, "ERROR")
+		}
+		if s.Pair != nil {
+			parts = append(parts, fmt.Sprintf("(call #%d)", *s.Pair))
+		}
+		return strings.Join(parts, " ")
+	case trace.KindSystem, trace.KindError:
+		if s.Type != "" {
+			return strings.TrimSpace(who + " " + s.Type)
+		}
+	}
+	if s.Type != "" {
+		return strings.TrimSpace(who + " (" + s.Type + ")")
+	}
+	return who
+}
+
+func stepBody(s *trace.Step) string {
+	if s.Kind == trace.KindToolCall {
+		return ""
+	}
+	return strings.TrimRight(s.Text, " \n\t")
+}
+
+func clip(s string, full bool) string {
+	if full {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	cut := false
+	if len(lines) > clipLines {
+		lines, cut = lines[:clipLines], true
+	}
+	out := strings.Join(lines, "\n")
+	if len(out) > clipBytes {
+		out, cut = trace.Clip(out, clipBytes), true
+		out = strings.TrimSuffix(out, "…")
+	}
+	if cut {
+		out += fmt.Sprintf(" … [%d more bytes; --full shows all]", len(s)-len(out))
+	}
+	return out
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func modeName(code string) string {
+	if m, ok := taxonomy.MAST.Mode(code); ok {
+		return m.Name
+	}
+	return ""
+}
+
+func sourceName(f trace.Finding) string {
+	if f.Detector != "" {
+		return f.Source + " " + f.Detector
+	}
+	return f.Source
+}
+
+func confidenceText(f trace.Finding) string {
+	if f.Confidence == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" confidence %.2f", f.Confidence)
+}
+
+func stepList(steps []int) string {
+	if len(steps) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(steps))
+	for i, s := range steps {
+		parts[i] = fmt.Sprint(s)
+	}
+	if len(parts) > 12 {
+		parts = append(parts[:12], fmt.Sprintf("… (%d in all)", len(steps)))
+	}
+	return strings.Join(parts, ",")
+}
+
+// OutcomeText words an outcome for a table cell.
+func OutcomeText(o *trace.Outcome) string {
+	if o == nil || o.Success == nil {
+		return "unscored"
+	}
+	word := "failure"
+	if *o.Success {
+		word = "success"
+	}
+	if o.Score != nil {
+		return fmt.Sprintf("%s (%s %.2f)", word, o.Metric, *o.Score)
+	}
+	return word
+}
+
+// TaskTitle is the first meaningful line of a task prompt, clipped.
+func TaskTitle(task string, n int) string {
+	for _, line := range strings.Split(task, "\n") {
+		line = strings.ReplaceAll(line, "**", "")
+		line = strings.TrimSpace(strings.Trim(strings.TrimSpace(line), "#*=-_ "))
+		// Skip headings and rules ("Task:", "=====") for the first real sentence.
+		if len(line) >= 12 && !strings.HasSuffix(line, ":") {
+			return trace.Clip(line, n)
+		}
+	}
+	return "-"
+}

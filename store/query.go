@@ -1,0 +1,442 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/faultline/faultline/trace"
+)
+
+// Filter selects traces. Empty fields match everything.
+type Filter struct {
+	Model    string
+	Format   string
+	System   string
+	Scenario string
+	// Outcome is "success", "failure" or "unknown" (no decided outcome).
+	Outcome string
+	// Paths keeps traces ingested from these files or from files under these directories.
+	Paths []string
+	// Select, when set, keeps only the traces it names (possibly none).
+	Select *Selection
+	Limit  int
+}
+
+// Selection names traces by id or by the file they came from.
+type Selection struct {
+	IDs   []string
+	Files []string // file keys as ingest.FileInfo.Path gives them
+}
+
+// Outcomes a Filter accepts.
+var OutcomeFilters = []string{"success", "failure", "unknown"}
+
+// Summary is a trace without its steps.
+type Summary struct {
+	ID       string          `json:"id"`
+	Format   string          `json:"format"`
+	System   string          `json:"system"`
+	Model    string          `json:"model"`
+	Task     string          `json:"task"`
+	Scenario string          `json:"scenario,omitempty"`
+	Trial    string          `json:"trial,omitempty"`
+	Steps    int             `json:"steps"`
+	Source   string          `json:"source"`
+	Outcome  *trace.Outcome  `json:"outcome"`
+	Outcomes []trace.Outcome `json:"-"`
+}
+
+// List returns the traces matching f, ordered by model, then id.
+func (s *Store) List(ctx context.Context, f Filter) ([]Summary, error) {
+	var where []string
+	var args []any
+	eq := func(col, v string) {
+		if v != "" {
+			where = append(where, col+" = ?")
+			args = append(args, v)
+		}
+	}
+	eq("model", f.Model)
+	eq("format", f.Format)
+	eq("system", f.System)
+	eq("scenario", f.Scenario)
+	if len(f.Paths) > 0 {
+		var ors []string
+		for _, p := range f.Paths {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return nil, err
+			}
+			ors = append(ors, `file = ? OR file LIKE ? ESCAPE '\'`)
+			args = append(args, abs, likeEscape(strings.TrimSuffix(abs, string(filepath.Separator)))+string(filepath.Separator)+"%")
+		}
+		where = append(where, "("+strings.Join(ors, " OR ")+")")
+	}
+	q := `SELECT id, file, format, system, model, task, scenario, trial, step_count, source FROM traces`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY model, id"
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing traces: %w", err)
+	}
+	defer rows.Close()
+	var out []Summary
+	index := map[string]int{}
+	selected := f.Select.set()
+	for rows.Next() {
+		var sm Summary
+		var file string
+		if err := rows.Scan(&sm.ID, &file, &sm.Format, &sm.System, &sm.Model, &sm.Task, &sm.Scenario, &sm.Trial, &sm.Steps, &sm.Source); err != nil {
+			return nil, err
+		}
+		if selected != nil && !selected[sm.ID] && !selected["file\x00"+file] {
+			continue
+		}
+		index[sm.ID] = len(out)
+		out = append(out, sm)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.attachOutcomes(ctx, out, index); err != nil {
+		return nil, err
+	}
+	if f.Outcome != "" {
+		kept := out[:0]
+		for _, sm := range out {
+			if outcomeClass(sm.Outcome) == f.Outcome {
+				kept = append(kept, sm)
+			}
+		}
+		out = kept
+	}
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
+}
+
+// set turns a selection into a lookup of ids and "file\x00"-prefixed file
+// keys; nil means no selection.
+func (sel *Selection) set() map[string]bool {
+	if sel == nil {
+		return nil
+	}
+	m := make(map[string]bool, len(sel.IDs)+len(sel.Files))
+	for _, id := range sel.IDs {
+		m[id] = true
+	}
+	for _, f := range sel.Files {
+		m["file\x00"+f] = true
+	}
+	return m
+}
+
+// outcomeClass names a primary outcome as the Outcome filter does.
+func outcomeClass(o *trace.Outcome) string {
+	switch {
+	case o == nil || o.Success == nil:
+		return "unknown"
+	case *o.Success:
+		return "success"
+	default:
+		return "failure"
+	}
+}
+
+func (s *Store) attachOutcomes(ctx context.Context, out []Summary, index map[string]int) error {
+	if len(out) == 0 {
+		return nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT trace_id, source, metric, score, success, detail FROM outcomes ORDER BY trace_id, source`)
+	if err != nil {
+		return fmt.Errorf("reading outcomes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		o, err := scanOutcome(rows, &id)
+		if err != nil {
+			return err
+		}
+		if i, ok := index[id]; ok {
+			out[i].Outcomes = append(out[i].Outcomes, o)
+		}
+	}
+	for i := range out {
+		out[i].Outcome = trace.PrimaryOutcome(out[i].Outcomes)
+	}
+	return rows.Err()
+}
+
+func scanOutcome(rows *sql.Rows, id *string) (trace.Outcome, error) {
+	var o trace.Outcome
+	var score sql.NullFloat64
+	var success sql.NullBool
+	if err := rows.Scan(id, &o.Source, &o.Metric, &score, &success, &o.Detail); err != nil {
+		return o, err
+	}
+	if score.Valid {
+		o.Score = &score.Float64
+	}
+	if success.Valid {
+		o.Success = &success.Bool
+	}
+	return o, nil
+}
+
+// Resolve turns a trace id or a unique prefix of one into the full id.
+func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM traces WHERE id = ? OR id LIKE ? ESCAPE '\' ORDER BY id LIMIT 6`, idOrPrefix, likeEscape(idOrPrefix)+"%")
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return "", err
+		}
+		if id == idOrPrefix {
+			return id, nil
+		}
+		ids = append(ids, id)
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("trace %q: %w", idOrPrefix, ErrNotFound)
+	case 1:
+		return ids[0], nil
+	default:
+		return "", fmt.Errorf("trace %q is ambiguous: matches %s…", idOrPrefix, strings.Join(ids, ", "))
+	}
+}
+
+// Load reads a whole trace: steps, every finding and every outcome.
+func (s *Store) Load(ctx context.Context, id string) (*trace.Trace, error) {
+	t := &trace.Trace{ID: id}
+	var started, ended, usage, meta, diagSource string
+	var diag sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT format, source, system, model, task, scenario, trial, started, ended, usage, meta, diagnosis_source, diagnosis
+		FROM traces WHERE id = ?`, id).Scan(&t.Format, &t.Source, &t.System, &t.Model, &t.Task, &t.Scenario, &t.Trial, &started, &ended, &usage, &meta, &diagSource, &diag)
+	if err == sql.ErrNoRows {
+		return nil, fmt.Errorf("trace %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: %w", id, err)
+	}
+	t.Started, t.Ended = parseTimeText(started), parseTimeText(ended)
+	if err := json.Unmarshal([]byte(usage), &t.Usage); err != nil {
+		return nil, fmt.Errorf("trace %s usage: %w", id, err)
+	}
+	if err := json.Unmarshal([]byte(meta), &t.Meta); err != nil {
+		return nil, fmt.Errorf("trace %s meta: %w", id, err)
+	}
+	if len(t.Meta) == 0 {
+		t.Meta = nil
+	}
+	if diag.Valid {
+		t.Diagnosis = &trace.Diagnosis{Source: diagSource, Body: diag.String}
+	}
+	if err := s.loadSteps(ctx, t); err != nil {
+		return nil, err
+	}
+	if t.Findings, err = s.Findings(ctx, id); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT trace_id, source, metric, score, success, detail FROM outcomes WHERE trace_id = ? ORDER BY source`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tid string
+		o, err := scanOutcome(rows, &tid)
+		if err != nil {
+			return nil, err
+		}
+		t.Outcomes = append(t.Outcomes, o)
+	}
+	return t, rows.Err()
+}
+
+func (s *Store) loadSteps(ctx context.Context, t *trace.Trace) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT idx, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type
+		FROM steps WHERE trace_id = ? ORDER BY idx`, t.ID)
+	if err != nil {
+		return fmt.Errorf("trace %s steps: %w", t.ID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st trace.Step
+		var kind, ts string
+		var pair, exit sql.NullInt64
+		if err := rows.Scan(&st.Index, &kind, &st.Role, &st.Agent, &st.Text, &st.Tool, &st.Args, &st.CallID, &pair, &exit, &st.IsError, &ts, &st.Tokens, &st.Type); err != nil {
+			return fmt.Errorf("trace %s steps: %w", t.ID, err)
+		}
+		st.Kind = trace.Kind(kind)
+		st.Time = parseTimeText(ts)
+		if pair.Valid {
+			p := int(pair.Int64)
+			st.Pair = &p
+		}
+		if exit.Valid {
+			e := int(exit.Int64)
+			st.ExitCode = &e
+		}
+		t.Steps = append(t.Steps, st)
+	}
+	return rows.Err()
+}
+
+// Findings returns every finding on a trace, ordered by first cited step,
+// then mode and source.
+func (s *Store) Findings(ctx context.Context, traceID string) ([]trace.Finding, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label
+		FROM findings WHERE trace_id = ? ORDER BY id`, traceID)
+	if err != nil {
+		return nil, fmt.Errorf("trace %s findings: %w", traceID, err)
+	}
+	defer rows.Close()
+	var out []trace.Finding
+	for rows.Next() {
+		var f trace.Finding
+		var verdict, steps string
+		if err := rows.Scan(&f.Source, &f.Mode, &verdict, &f.Detector, &steps, &f.Quote, &f.Confidence, &f.Explanation, &f.Taxonomy, &f.RawLabel); err != nil {
+			return nil, err
+		}
+		f.Verdict = trace.Verdict(verdict)
+		if err := json.Unmarshal([]byte(steps), &f.Steps); err != nil {
+			return nil, fmt.Errorf("trace %s finding steps: %w", traceID, err)
+		}
+		if len(f.Steps) == 0 {
+			f.Steps = nil
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return firstStep(out[i]) < firstStep(out[j]) })
+	return out, nil
+}
+
+func firstStep(f trace.Finding) int {
+	if len(f.Steps) == 0 {
+		return -1
+	}
+	return f.Steps[0]
+}
+
+// DetectedWith returns, for the given traces, the detector set their stored
+// detector findings came from ("" when detectors never ran).
+func (s *Store) DetectedWith(ctx context.Context, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	err := s.queryIDs(ctx, ids, `SELECT id, detected_with FROM traces WHERE id IN (%s)`, func(rows *sql.Rows) error {
+		var id, with string
+		if err := rows.Scan(&id, &with); err != nil {
+			return err
+		}
+		out[id] = with
+		return nil
+	})
+	return out, err
+}
+
+// queryIDs runs a query whose %s takes a list of trace ids, in chunks that
+// stay under SQLite's limit on bound parameters, calling scan for each row.
+func (s *Store) queryIDs(ctx context.Context, ids []string, query string, scan func(*sql.Rows) error) error {
+	const chunkSize = 500
+	for start := 0; start < len(ids); start += chunkSize {
+		chunk := ids[start:min(len(ids), start+chunkSize)]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		placeholders := strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")
+		rows, err := s.db.QueryContext(ctx, fmt.Sprintf(query, placeholders), args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PresentModes returns, for the given traces, the modes marked present by
+// any of the given sources (all sources when none are given). A source
+// matches exactly or as a prefix before ":" ("mad" matches "mad:annotator_1").
+func (s *Store) PresentModes(ctx context.Context, ids []string, sources []string) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	err := s.queryIDs(ctx, ids, `SELECT DISTINCT trace_id, source, mode FROM findings
+		WHERE verdict = 'present' AND mode != '' AND trace_id IN (%s)`, func(rows *sql.Rows) error {
+		var id, source, mode string
+		if err := rows.Scan(&id, &source, &mode); err != nil {
+			return err
+		}
+		if MatchSource(source, sources) {
+			if out[id] == nil {
+				out[id] = map[string]bool{}
+			}
+			out[id][mode] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading findings: %w", err)
+	}
+	return out, nil
+}
+
+// MatchSource reports whether an annotation source is selected by a list of
+// source names or prefixes; an empty list selects every source.
+func MatchSource(source string, selected []string) bool {
+	if len(selected) == 0 {
+		return true
+	}
+	for _, want := range selected {
+		if source == want || strings.HasPrefix(source, want+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// Sources lists the annotation sources present on the given traces, sorted.
+func (s *Store) Sources(ctx context.Context, ids []string) ([]string, error) {
+	seen := map[string]bool{}
+	err := s.queryIDs(ctx, ids, `SELECT DISTINCT source FROM findings WHERE trace_id IN (%s)`, func(rows *sql.Rows) error {
+		var src string
+		if err := rows.Scan(&src); err != nil {
+			return err
+		}
+		seen[src] = true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading sources: %w", err)
+	}
+	out := make([]string, 0, len(seen))
+	for src := range seen {
+		out = append(out, src)
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,310 @@
+// Package store keeps traces, their steps, findings and outcomes in an
+// embedded SQLite database (pure Go, no cgo). Re-ingesting a file whose
+// content is unchanged is a no-op; a changed file replaces its traces.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/trace"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// DefaultPath is where the database lives unless --db says otherwise.
+const DefaultPath = ".faultline/faultline.db"
+
+// Store is an open database.
+type Store struct {
+	db *sql.DB
+	// detectedWith is recorded on every trace written through File, set when
+	// the caller runs detectors on traces before they are stored.
+	detectedWith string
+}
+
+// RecordDetectors tells the store that traces it receives through File carry
+// the findings of this detector set (see detect.Version).
+func (s *Store) RecordDetectors(version string) { s.detectedWith = version }
+
+// ErrNotFound is returned when a trace does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Open opens (creating if needed) the database at path and brings its schema
+// up to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", dir, err)
+		}
+	}
+	dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	// One writer at a time is how SQLite works; a single connection also keeps
+	// the pragmas above in force for every statement.
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// File implements ingest.Sink. It returns nil when the file's content is
+// already stored under the same path; otherwise it opens a transaction that
+// first removes the file's previous traces.
+func (s *Store) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, error) {
+	var hash string
+	err := s.db.QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, f.Path).Scan(&hash)
+	switch {
+	case err == nil && hash == f.Hash:
+		return nil, nil
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("looking up file: %w", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM traces WHERE file = ?`, f.Path); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("removing previous traces: %w", err)
+	}
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	w.detectedWith = s.detectedWith
+	return &fileSink{tx: tx, w: w, info: f}, nil
+}
+
+type fileSink struct {
+	tx     *sql.Tx
+	w      *writer
+	info   ingest.FileInfo
+	traces int
+}
+
+func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
+	fs.traces++
+	return fs.w.putTrace(ctx, fs.info.Path, t)
+}
+
+func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
+	defer fs.w.close()
+	if ctx.Err() != nil {
+		// Interrupted: keep the database as it was before this file.
+		return fs.tx.Rollback()
+	}
+	hash := fs.info.Hash
+	if r.Err != nil || r.Errors > 0 {
+		hash = "" // never matches, so the file is read (and its problems reported) again
+	}
+	_, err := fs.tx.ExecContext(ctx, `INSERT INTO files (path, hash, format, size, traces, ingested_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, format = excluded.format, size = excluded.size, traces = excluded.traces, ingested_at = excluded.ingested_at`,
+		fs.info.Path, hash, fs.info.Format, fs.info.Size, fs.traces, time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		fs.tx.Rollback()
+		return fmt.Errorf("recording file: %w", err)
+	}
+	return fs.tx.Commit()
+}
+
+// writer holds the prepared statements of one transaction.
+type writer struct {
+	detectedWith string
+
+	delTrace, insTrace, insStep, insFinding, insOutcome *sql.Stmt
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{}
+	var err error
+	prep := func(dst **sql.Stmt, q string) {
+		if err == nil {
+			*dst, err = tx.PrepareContext(ctx, q)
+		}
+	}
+	prep(&w.delTrace, `DELETE FROM traces WHERE id = ?`)
+	prep(&w.insTrace, `INSERT INTO traces (id, file, format, source, system, model, task, scenario, trial, started, ended, step_count, usage, meta, diagnosis_source, diagnosis, detected_with)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insStep, `INSERT INTO steps (trace_id, idx, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insFinding, `INSERT INTO findings (trace_id, source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insOutcome, `INSERT INTO outcomes (trace_id, source, metric, score, success, detail) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (trace_id, source) DO UPDATE SET metric = excluded.metric, score = excluded.score, success = excluded.success, detail = excluded.detail`)
+	if err != nil {
+		w.close()
+		return nil, fmt.Errorf("preparing statements: %w", err)
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, st := range []*sql.Stmt{w.delTrace, w.insTrace, w.insStep, w.insFinding, w.insOutcome} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// putTrace stores a trace with its steps, bundled findings and outcomes,
+// replacing any earlier trace with the same id.
+func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace) error {
+	if _, err := w.delTrace.ExecContext(ctx, t.ID); err != nil {
+		return fmt.Errorf("trace %s: %w", t.ID, err)
+	}
+	diagSource, diagBody := "", sql.NullString{}
+	if t.Diagnosis != nil {
+		diagSource, diagBody = t.Diagnosis.Source, sql.NullString{String: t.Diagnosis.Body, Valid: true}
+	}
+	_, err := w.insTrace.ExecContext(ctx, t.ID, file, t.Format, t.Source, t.System, t.Model, t.Task, t.Scenario, t.Trial,
+		timeText(t.Started), timeText(t.Ended), len(t.Steps), jsonText(t.Usage), jsonText(t.Meta), diagSource, diagBody, w.detectedWith)
+	if err != nil {
+		return fmt.Errorf("trace %s: %w", t.ID, err)
+	}
+	for i := range t.Steps {
+		st := &t.Steps[i]
+		_, err := w.insStep.ExecContext(ctx, t.ID, st.Index, string(st.Kind), st.Role, st.Agent, st.Text, st.Tool, st.Args, st.CallID,
+			nullInt(st.Pair), nullInt(st.ExitCode), st.IsError, timeText(st.Time), st.Tokens, st.Type)
+		if err != nil {
+			return fmt.Errorf("trace %s step %d: %w", t.ID, i, err)
+		}
+	}
+	if err := w.putFindings(ctx, t.ID, t.Findings); err != nil {
+		return err
+	}
+	for _, o := range t.Outcomes {
+		if err := w.putOutcome(ctx, t.ID, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) putFindings(ctx context.Context, traceID string, findings []trace.Finding) error {
+	for _, f := range findings {
+		steps := f.Steps
+		if steps == nil {
+			steps = []int{}
+		}
+		_, err := w.insFinding.ExecContext(ctx, traceID, f.Source, f.Mode, string(f.Verdict), f.Detector, jsonText(steps), f.Quote,
+			f.Confidence, f.Explanation, f.Taxonomy, f.RawLabel)
+		if err != nil {
+			return fmt.Errorf("trace %s finding %s: %w", traceID, f.Mode, err)
+		}
+	}
+	return nil
+}
+
+func (w *writer) putOutcome(ctx context.Context, traceID string, o trace.Outcome) error {
+	var success sql.NullBool
+	if o.Success != nil {
+		success = sql.NullBool{Bool: *o.Success, Valid: true}
+	}
+	var score sql.NullFloat64
+	if o.Score != nil {
+		score = sql.NullFloat64{Float64: *o.Score, Valid: true}
+	}
+	if _, err := w.insOutcome.ExecContext(ctx, traceID, o.Source, o.Metric, score, success, o.Detail); err != nil {
+		return fmt.Errorf("trace %s outcome %s: %w", traceID, o.Source, err)
+	}
+	return nil
+}
+
+// ReplaceFindings swaps every finding of one source on a trace for the given
+// ones, and records which detector set produced them when detectedWith is set.
+func (s *Store) ReplaceFindings(ctx context.Context, traceID, source string, findings []trace.Finding, detectedWith string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE trace_id = ? AND source = ?`, traceID, source); err != nil {
+		return fmt.Errorf("trace %s: %w", traceID, err)
+	}
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := w.putFindings(ctx, traceID, findings); err != nil {
+		return err
+	}
+	if detectedWith != "" {
+		if _, err := tx.ExecContext(ctx, `UPDATE traces SET detected_with = ? WHERE id = ?`, detectedWith, traceID); err != nil {
+			return fmt.Errorf("trace %s: %w", traceID, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// PutOutcome stores (or replaces) one source's outcome for a trace.
+func (s *Store) PutOutcome(ctx context.Context, traceID string, o trace.Outcome) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := w.putOutcome(ctx, traceID, o); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func parseTimeText(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return "{}"
+	}
+	return string(b)
+}
+
+func nullInt(p *int) sql.NullInt64 {
+	if p == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: int64(*p), Valid: true}
+}
+
+// likeEscape escapes LIKE wildcards so a user's text matches literally.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
