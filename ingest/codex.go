@@ -46,13 +46,20 @@ func (Codex) Sniff(head []byte) bool {
 	return false
 }
 
-type codexEvent struct {
-	Timestamp string          `json:"timestamp"`
-	Type      string          `json:"type"`
-	Payload   json.RawMessage `json:"payload"`
+// codexLine is one rollout line. Its payload is decoded in the same pass
+// whatever the event type, into a struct holding the fields of every payload
+// the decoder reads: decoding the payload separately would scan each line
+// twice.
+type codexLine struct {
+	Timestamp string       `json:"timestamp"`
+	Type      string       `json:"type"`
+	Payload   codexPayload `json:"payload"`
 }
 
-type codexSessionMeta struct {
+type codexPayload struct {
+	Type string `json:"type"`
+
+	// session_meta
 	ID            string `json:"id"`
 	Timestamp     string `json:"timestamp"`
 	Cwd           string `json:"cwd"`
@@ -60,40 +67,44 @@ type codexSessionMeta struct {
 	CLIVersion    string `json:"cli_version"`
 	Instructions  string `json:"instructions"`
 	ModelProvider string `json:"model_provider"`
+
+	// turn_context
+	Model string `json:"model"`
+
+	// response_item
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"` // parts on messages and reasoning
+	Summary   json.RawMessage `json:"summary"` // parts on reasoning; a string on turn_context
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"`
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+	Action    json.RawMessage `json:"action"`
+	Encrypted string          `json:"encrypted_content"`
+
+	// event_msg, compacted
+	Message string          `json:"message"`
+	Text    string          `json:"text"`
+	Reason  string          `json:"reason"`
+	Info    json.RawMessage `json:"info"` // token usage on token_count
 }
 
-type codexTurnContext struct {
-	Model string `json:"model"`
-	Cwd   string `json:"cwd"`
+// rawPayload re-reads a line's payload verbatim, for the rare events kept as
+// they are.
+func rawPayload(line []byte) string {
+	var ev struct {
+		Payload json.RawMessage `json:"payload"`
+	}
+	if json.Unmarshal(line, &ev) != nil {
+		return ""
+	}
+	return compactJSON(ev.Payload)
 }
 
 type codexContent struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
-}
-
-type codexItem struct {
-	Type      string          `json:"type"`
-	Role      string          `json:"role"`
-	Content   json.RawMessage `json:"content"` // parts on messages, parts on reasoning
-	Summary   []codexContent  `json:"summary"`
-	Name      string          `json:"name"`
-	Arguments string          `json:"arguments"`
-	Input     string          `json:"input"`
-	CallID    string          `json:"call_id"`
-	ID        string          `json:"id"`
-	Output    json.RawMessage `json:"output"`
-	Action    json.RawMessage `json:"action"`
-	Message   string          `json:"message"`
-	Encrypted string          `json:"encrypted_content"`
-}
-
-type codexEventMsg struct {
-	Type    string          `json:"type"`
-	Message string          `json:"message"`
-	Text    string          `json:"text"`
-	Reason  string          `json:"reason"`
-	Info    *codexTokenInfo `json:"info"`
 }
 
 type codexTokenInfo struct {
@@ -179,21 +190,22 @@ func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) erro
 			in.Report(n, Error, "invalid UTF-8; bad bytes replaced with U+FFFD")
 			line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
 		}
-		var ev codexEvent
+		var ev codexLine
 		if err := json.Unmarshal(line, &ev); err != nil {
-			in.Report(n, Error, "not a JSON event (%s); line skipped", jsonErrorText(err))
-			continue
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(err, &typeErr) && ev.Type != "" && !codexTypes[ev.Type] {
+				// A future event type whose fields clash with ours: keep it verbatim.
+				ev.Payload = codexPayload{}
+			} else {
+				in.Report(n, Error, "not a valid event (%s); line skipped", jsonErrorText(err))
+				continue
+			}
 		}
 		if ev.Type == "" {
 			in.Report(n, Error, "event has no type; line skipped")
 			continue
 		}
 		if ev.Type == "session_meta" {
-			var meta codexSessionMeta
-			if err := json.Unmarshal(ev.Payload, &meta); err != nil {
-				in.Report(n, Error, "bad session_meta payload (%s); line skipped", jsonErrorText(err))
-				continue
-			}
 			// Every session_meta opens a new trace, even one repeating an id,
 			// so files of concatenated sessions stream one trace at a time.
 			if cur == nil || cur.t.ID != "" || len(cur.t.Steps) > 0 {
@@ -202,21 +214,21 @@ func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) erro
 				}
 				cur = newCodexSession(in.Path)
 			}
-			cur.meta(meta, n)
+			cur.meta(&ev.Payload, n)
 			continue
 		}
 		if cur == nil {
 			// Events before any session_meta: keep them in a session of their own.
 			cur = newCodexSession(in.Path)
 		}
-		if err := cur.event(in, n, ev); err != nil {
+		if err := cur.event(in, n, line, &ev); err != nil {
 			in.Report(n, Error, "%v; line skipped", err)
 		}
 	}
 	return flush()
 }
 
-func (s *codexSession) meta(m codexSessionMeta, line int) {
+func (s *codexSession) meta(m *codexPayload, line int) {
 	t := s.t
 	if t.ID == "" {
 		t.ID = m.ID
@@ -234,7 +246,7 @@ func (s *codexSession) meta(m codexSessionMeta, line int) {
 	t.SetMeta("session_line", strconv.Itoa(line))
 }
 
-func (s *codexSession) event(in *Input, line int, ev codexEvent) error {
+func (s *codexSession) event(in *Input, n int, line []byte, ev *codexLine) error {
 	ts := parseTime(ev.Timestamp)
 	if !ts.IsZero() {
 		if s.t.Started.IsZero() {
@@ -242,46 +254,31 @@ func (s *codexSession) event(in *Input, line int, ev codexEvent) error {
 		}
 		s.t.Ended = ts
 	}
+	p := &ev.Payload
 	switch ev.Type {
 	case "turn_context":
-		var tc codexTurnContext
-		if err := json.Unmarshal(ev.Payload, &tc); err != nil {
-			return fmt.Errorf("bad turn_context payload (%s)", jsonErrorText(err))
-		}
 		s.turns++
-		if tc.Model != "" && (len(s.models) == 0 || s.models[len(s.models)-1] != tc.Model) {
-			s.models = append(s.models, tc.Model)
+		if p.Model != "" && (len(s.models) == 0 || s.models[len(s.models)-1] != p.Model) {
+			s.models = append(s.models, p.Model)
 		}
 		return nil
 	case "response_item":
-		var it codexItem
-		if err := json.Unmarshal(ev.Payload, &it); err != nil {
-			return fmt.Errorf("bad response_item payload (%s)", jsonErrorText(err))
-		}
-		return s.item(in, line, ts, it)
+		return s.item(in, n, line, ts, p)
 	case "event_msg":
-		var em codexEventMsg
-		if err := json.Unmarshal(ev.Payload, &em); err != nil {
-			return fmt.Errorf("bad event_msg payload (%s)", jsonErrorText(err))
-		}
-		s.eventMsg(ts, em, ev.Payload)
+		s.eventMsg(ts, line, p)
 		return nil
 	case "compacted":
-		var c struct {
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(ev.Payload, &c) // an unreadable summary still marks the compaction
 		s.t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: "compacted", Time: ts,
-			Text: "context compacted" + prefixed("\n", c.Message)})
+			Text: "context compacted" + prefixed("\n", p.Message)})
 		return nil
 	default:
 		// A type this version does not know: keep it, verbatim, as a system step.
-		s.t.Append(trace.Step{Kind: trace.KindSystem, Type: ev.Type, Time: ts, Text: compactJSON(ev.Payload)})
+		s.t.Append(trace.Step{Kind: trace.KindSystem, Type: ev.Type, Time: ts, Text: rawPayload(line)})
 		return nil
 	}
 }
 
-func (s *codexSession) item(in *Input, line int, ts time.Time, it codexItem) error {
+func (s *codexSession) item(in *Input, n int, line []byte, ts time.Time, it *codexPayload) error {
 	t := s.t
 	switch it.Type {
 	case "message":
@@ -347,7 +344,7 @@ func (s *codexSession) item(in *Input, line int, ts time.Time, it codexItem) err
 	return nil
 }
 
-func (s *codexSession) eventMsg(ts time.Time, em codexEventMsg, raw json.RawMessage) {
+func (s *codexSession) eventMsg(ts time.Time, line []byte, em *codexPayload) {
 	t := s.t
 	switch em.Type {
 	case "user_message":
@@ -370,17 +367,18 @@ func (s *codexSession) eventMsg(ts time.Time, em codexEventMsg, raw json.RawMess
 			t.Append(trace.Step{Kind: trace.KindReasoning, Role: trace.RoleAssistant, Text: em.Text, Time: ts})
 		}
 	case "token_count":
-		if em.Info == nil {
+		var info codexTokenInfo
+		if len(em.Info) == 0 || string(em.Info) == "null" || json.Unmarshal(em.Info, &info) != nil {
 			return
 		}
-		u := em.Info.Total
+		u := info.Total
 		t.Usage = trace.Usage{InputTokens: u.Input, CachedInputTokens: u.Cached, OutputTokens: u.Output, ReasoningTokens: u.Reasoning, TotalTokens: u.Total}
 		// Attribute the turn's output tokens to the model step that produced it.
 		for i := len(t.Steps) - 1; i >= 0; i-- {
 			st := &t.Steps[i]
 			if st.Role == trace.RoleAssistant {
 				if st.Tokens == 0 {
-					st.Tokens = em.Info.Last.Output + em.Info.Last.Reasoning
+					st.Tokens = info.Last.Output + info.Last.Reasoning
 				}
 				break
 			}
@@ -393,7 +391,7 @@ func (s *codexSession) eventMsg(ts time.Time, em codexEventMsg, raw json.RawMess
 		if codexQuietEvents[em.Type] {
 			return
 		}
-		t.Append(trace.Step{Kind: trace.KindSystem, Type: "event_msg:" + em.Type, Text: compactJSON(raw), Time: ts})
+		t.Append(trace.Step{Kind: trace.KindSystem, Type: "event_msg:" + em.Type, Text: rawPayload(line), Time: ts})
 	}
 }
 
@@ -484,7 +482,7 @@ func countAgentSteps(t *trace.Trace) int {
 	return n
 }
 
-func callID(it codexItem) string {
+func callID(it *codexPayload) string {
 	if it.CallID != "" {
 		return it.CallID
 	}
@@ -518,9 +516,11 @@ func contentText(raw json.RawMessage) (string, error) {
 	return strings.Join(texts, "\n"), nil
 }
 
-func reasoningText(it codexItem) string {
+func reasoningText(it *codexPayload) string {
 	var texts []string
-	for _, p := range it.Summary {
+	var summary []codexContent
+	_ = json.Unmarshal(it.Summary, &summary) // a summary in another shape leaves the content to speak
+	for _, p := range summary {
 		if p.Text != "" {
 			texts = append(texts, p.Text)
 		}

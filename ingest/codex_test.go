@@ -141,7 +141,7 @@ func TestCodexBadLinesAreReportedAndSkipped(t *testing.T) {
 		got = append(got, i.String())
 	}
 	joined := strings.Join(got, "\n")
-	for _, want := range []string{"mem.jsonl:2: not a JSON event", "mem.jsonl:3: invalid UTF-8", "mem.jsonl:4: event has no type", "no call before it"} {
+	for _, want := range []string{"mem.jsonl:2: not a valid event", "mem.jsonl:3: invalid UTF-8", "mem.jsonl:4: event has no type", "no call before it"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("issues lack %q:\n%s", want, joined)
 		}
@@ -228,4 +228,32 @@ func TestCodexRealRollouts(t *testing.T) {
 	if models["gemini-3-flash-preview"] != 4 || models["mistral"] != 3 || models["gpt-5.1-codex-max"] != 2 {
 		t.Errorf("models = %v", models)
 	}
+}
+
+// FuzzCodex feeds arbitrary bytes through sniffing and decoding: nothing may
+// panic, and every trace that comes out must be structurally valid.
+func FuzzCodex(f *testing.F) {
+	for _, line := range strings.Split(codexSample, "\n") {
+		f.Add([]byte(line))
+	}
+	f.Add([]byte(codexSample))
+	f.Add([]byte(codexSample + codexSample))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call_output","call_id":"x","output":{"content":[{"type":"text","text":"hi"}],"success":false}}}`))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"message","role":"user","content":"plain"}}` + "\n" + `{"type":"compacted","payload":{"message":"summary"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		(Codex{}).Sniff(data)
+		in := &Input{Path: "fuzz", R: strings.NewReader(string(data)), report: func(Issue) {}}
+		err := (Codex{}).Decode(context.Background(), in, func(tr *trace.Trace) error {
+			if p := tr.Validate(); len(p) > 0 {
+				t.Fatalf("invalid trace: %v", p)
+			}
+			if tr.ID == "" {
+				t.Fatal("trace without id")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("decode of in-memory input failed: %v", err)
+		}
+	})
 }

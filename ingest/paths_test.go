@@ -78,7 +78,7 @@ func TestPathsBadInput(t *testing.T) {
 		"error " + binary + ": binary content",
 		"error " + empty + ": empty file",
 		"error " + filepath.Join(dir, "missing") + ": cannot read",
-		"error " + truncated + ":23: not a JSON event",
+		"error " + truncated + ":23: not a valid event",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("issues lack %q:\n%s", want, all)
