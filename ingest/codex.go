@@ -288,23 +288,9 @@ func (s *codexSession) item(in *Input, n int, line []byte, ts time.Time, it *cod
 		}
 		step := trace.Step{Kind: trace.KindMessage, Role: it.Role, Text: text, Time: ts}
 		if it.Role == "user" {
-			switch {
-			case strings.Contains(text, "<environment_context>") && strings.HasPrefix(strings.TrimSpace(text), "<environment_context>"):
-				step.Kind, step.Role, step.Type = trace.KindSystem, trace.RoleHarness, "environment_context"
-			case strings.HasPrefix(text, "# AGENTS.md instructions") || strings.HasPrefix(strings.TrimSpace(text), "<user_instructions>"):
-				step.Kind, step.Role, step.Type = trace.KindSystem, trace.RoleHarness, "instructions"
-				if t.Task == "" {
-					t.Task = between(text, "<INSTRUCTIONS>", "</INSTRUCTIONS>")
-				}
-			case harnessNudge.MatchString(text):
-				step.Role, step.Type = trace.RoleHarness, trace.TypeRetryNudge
-			default:
-				if s.request == "" {
-					s.request = text
-				}
-			}
+			step = s.userStep(text, ts)
 		}
-		if step.Kind == trace.KindMessage && s.mirrored(true, "message|"+step.Role, text) {
+		if s.mirrored(true, "message|"+it.Role, text) {
 			return nil
 		}
 		if step.Type == trace.TypeRetryNudge {
@@ -344,15 +330,35 @@ func (s *codexSession) item(in *Input, n int, line []byte, ts time.Time, it *cod
 	return nil
 }
 
+// userStep builds the step for a user-role message, telling what the harness
+// injected (instructions, environment, retry nudges) from a person's request.
+func (s *codexSession) userStep(text string, ts time.Time) trace.Step {
+	step := trace.Step{Kind: trace.KindMessage, Role: "user", Text: text, Time: ts}
+	trimmed := strings.TrimSpace(text)
+	switch {
+	case strings.HasPrefix(trimmed, "<environment_context>"):
+		step.Kind, step.Role, step.Type = trace.KindSystem, trace.RoleHarness, "environment_context"
+	case strings.HasPrefix(trimmed, "# AGENTS.md instructions") || strings.HasPrefix(trimmed, "<user_instructions>"):
+		step.Kind, step.Role, step.Type = trace.KindSystem, trace.RoleHarness, "instructions"
+		if s.t.Task == "" {
+			s.t.Task = between(text, "<INSTRUCTIONS>", "</INSTRUCTIONS>")
+		}
+	case harnessNudge.MatchString(text):
+		step.Role, step.Type = trace.RoleHarness, trace.TypeRetryNudge
+	default:
+		if s.request == "" {
+			s.request = text
+		}
+	}
+	return step
+}
+
 func (s *codexSession) eventMsg(ts time.Time, line []byte, em *codexPayload) {
 	t := s.t
 	switch em.Type {
 	case "user_message":
-		step := trace.Step{Kind: trace.KindMessage, Role: "user", Text: em.Message, Time: ts}
-		if harnessNudge.MatchString(em.Message) {
-			step.Role, step.Type = trace.RoleHarness, trace.TypeRetryNudge
-		}
-		if !s.mirrored(false, "message|"+step.Role, em.Message) {
+		if !s.mirrored(false, "message|user", em.Message) {
+			step := s.userStep(em.Message, ts)
 			if step.Type == trace.TypeRetryNudge {
 				s.nudges++
 			}
@@ -378,7 +384,9 @@ func (s *codexSession) eventMsg(ts time.Time, line []byte, em *codexPayload) {
 			st := &t.Steps[i]
 			if st.Role == trace.RoleAssistant {
 				if st.Tokens == 0 {
-					st.Tokens = info.Last.Output + info.Last.Reasoning
+					// Reasoning tokens are part of the output count, as in the
+					// Responses API that Codex reports from; adding them would count twice.
+					st.Tokens = info.Last.Output
 				}
 				break
 			}
@@ -458,12 +466,13 @@ func (s *codexSession) finish(in *Input, seen map[string]int, emit func(*trace.T
 }
 
 // markFinal turns the last assistant message into the final answer when no
-// tool call follows it.
+// tool call follows it and the harness did not have to re-prompt after it
+// (a message the harness answers with a retry did not end the run).
 func markFinal(t *trace.Trace) {
 	for i := len(t.Steps) - 1; i >= 0; i-- {
 		s := &t.Steps[i]
 		switch {
-		case s.Kind == trace.KindToolCall:
+		case s.Kind == trace.KindToolCall, s.Type == trace.TypeRetryNudge:
 			return
 		case s.Kind == trace.KindMessage && s.Role == trace.RoleAssistant:
 			s.Kind = trace.KindFinal

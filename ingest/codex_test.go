@@ -85,7 +85,8 @@ func TestCodexDecodesEveryEventShape(t *testing.T) {
 		{trace.KindToolResult, trace.RoleTool, ""},
 		{trace.KindToolCall, trace.RoleAssistant, ""},
 		{trace.KindToolResult, trace.RoleTool, "failed to parse"},
-		{trace.KindFinal, trace.RoleAssistant, "The root cause is the cart service."},
+		// Not the final answer: the harness re-prompted after it.
+		{trace.KindMessage, trace.RoleAssistant, "The root cause is the cart service."},
 		{trace.KindMessage, trace.RoleHarness, "I don't see agent_output.json"},
 		{trace.KindError, trace.RoleHarness, "turn aborted: interrupted"},
 		{trace.KindSystem, "", `{"type":"x","data":1}`},
@@ -256,4 +257,26 @@ func FuzzCodex(f *testing.F) {
 			t.Fatalf("decode of in-memory input failed: %v", err)
 		}
 	})
+}
+
+func TestCodexMirroredHarnessMessagesAreKeptOnce(t *testing.T) {
+	agents := `# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nFind the root cause.\n</INSTRUCTIONS>`
+	content := strings.Join([]string{
+		`{"timestamp":"2026-01-15T16:08:40Z","type":"session_meta","payload":{"id":"m"}}`,
+		`{"timestamp":"2026-01-15T16:08:40Z","type":"event_msg","payload":{"type":"user_message","message":"` + agents + `"}}`,
+		`{"timestamp":"2026-01-15T16:08:40Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + agents + `"}]}}`,
+		`{"timestamp":"2026-01-15T16:08:41Z","type":"turn_context","payload":{"model":"m","summary":"auto"}}`,
+		`{"timestamp":"2026-01-15T16:08:42Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}`,
+	}, "\n")
+	traces, issues := decodeString(t, Codex{}, content)
+	if len(issues) != 0 || len(traces) != 1 {
+		t.Fatalf("traces %d, issues %v", len(traces), issues)
+	}
+	tr := traces[0]
+	if len(tr.Steps) != 2 || tr.Steps[0].Type != "instructions" || tr.Steps[1].Kind != trace.KindFinal {
+		t.Fatalf("steps = %+v", tr.Steps)
+	}
+	if tr.Task != "Find the root cause." {
+		t.Errorf("task = %q", tr.Task)
+	}
 }

@@ -87,7 +87,7 @@ func (p *printer) findings(t *trace.Trace) {
 	for _, f := range present {
 		p.printf("  %s %s  [%s]%s  steps %s\n", f.Mode, modeName(f.Mode), sourceName(f), confidenceText(f), stepList(f.Steps))
 		if f.Quote != "" {
-			p.printf("      %q\n", trace.Clip(trace.NormalizeSpace(f.Quote), 120))
+			p.printf("      “%s”\n", trace.Clip(trace.NormalizeSpace(f.Quote), 120))
 		}
 		if f.Explanation != "" {
 			p.printf("      %s\n", f.Explanation)
