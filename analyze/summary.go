@@ -4,24 +4,31 @@ package analyze
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/taxonomy"
 )
 
-// Summary is the per-model overview `faultline analyze` prints.
+// Groupings a summary can be made by.
+var Groupings = []string{"model", "system", "scenario"}
+
+// Summary is the per-group overview `faultline analyze` prints.
 type Summary struct {
-	Traces int `json:"traces"`
+	// By names what the groups are: model, system or scenario.
+	By     string `json:"by"`
+	Traces int    `json:"traces"`
 	// Sources are the annotation sources counted in Modes.
 	Sources []string       `json:"sources"`
-	Models  []ModelSummary `json:"models"`
-	Total   ModelSummary   `json:"total"`
+	Groups  []Group  `json:"groups"`
+	Total   Group    `json:"total"`
 }
 
-// ModelSummary describes the traces of one model.
-type ModelSummary struct {
-	Model     string `json:"model"`
+// Group describes the traces of one model (or system, or scenario).
+type Group struct {
+	Name      string `json:"name"`
 	Traces    int    `json:"traces"`
 	Succeeded int    `json:"succeeded"`
 	Failed    int    `json:"failed"`
@@ -32,9 +39,14 @@ type ModelSummary struct {
 	Modes map[string]int `json:"modes"`
 }
 
-// Summarize builds the overview of the given traces, counting the modes
-// that the selected annotation sources (all when empty) marked present.
-func Summarize(ctx context.Context, st *store.Store, traces []store.Summary, sources []string) (*Summary, error) {
+// Summarize builds the overview of the given traces grouped by model, system
+// or scenario, counting the modes that the selected annotation sources (all
+// when empty) marked present.
+func Summarize(ctx context.Context, st *store.Store, traces []store.Summary, by string, sources []string) (*Summary, error) {
+	key, err := groupKey(by)
+	if err != nil {
+		return nil, err
+	}
 	ids := make([]string, len(traces))
 	for i, t := range traces {
 		ids[i] = t.ID
@@ -53,19 +65,19 @@ func Summarize(ctx context.Context, st *store.Store, traces []store.Summary, sou
 			used = append(used, src)
 		}
 	}
-	sum := &Summary{Traces: len(traces), Sources: used, Total: ModelSummary{Model: "all", Modes: map[string]int{}}}
-	byModel := map[string]*ModelSummary{}
+	sum := &Summary{By: by, Traces: len(traces), Sources: used, Total: Group{Name: "all", Modes: map[string]int{}}}
+	groups := map[string]*Group{}
 	for _, t := range traces {
-		name := t.Model
+		name := key(t)
 		if name == "" {
 			name = "(unknown)"
 		}
-		m := byModel[name]
-		if m == nil {
-			m = &ModelSummary{Model: name, Modes: map[string]int{}}
-			byModel[name] = m
+		g := groups[name]
+		if g == nil {
+			g = &Group{Name: name, Modes: map[string]int{}}
+			groups[name] = g
 		}
-		for _, agg := range []*ModelSummary{m, &sum.Total} {
+		for _, agg := range []*Group{g, &sum.Total} {
 			agg.Traces++
 			switch {
 			case t.Outcome == nil || t.Outcome.Success == nil:
@@ -83,11 +95,23 @@ func Summarize(ctx context.Context, st *store.Store, traces []store.Summary, sou
 			}
 		}
 	}
-	for _, m := range byModel {
-		sum.Models = append(sum.Models, *m)
+	for _, g := range groups {
+		sum.Groups = append(sum.Groups, *g)
 	}
-	sort.Slice(sum.Models, func(i, j int) bool { return sum.Models[i].Model < sum.Models[j].Model })
+	sort.Slice(sum.Groups, func(i, j int) bool { return sum.Groups[i].Name < sum.Groups[j].Name })
 	return sum, nil
+}
+
+func groupKey(by string) (func(store.Summary) string, error) {
+	switch by {
+	case "model", "":
+		return func(t store.Summary) string { return t.Model }, nil
+	case "system":
+		return func(t store.Summary) string { return t.System }, nil
+	case "scenario":
+		return func(t store.Summary) string { return t.Scenario }, nil
+	}
+	return nil, fmt.Errorf("cannot group by %q: use one of %s", by, strings.Join(Groupings, ", "))
 }
 
 // ModesSeen lists the codes found anywhere in the summary, in taxonomy order

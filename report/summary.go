@@ -8,13 +8,13 @@ import (
 	"github.com/faultline/faultline/analyze"
 )
 
-// WriteSummary prints the per-model overview: one table of traces and
-// outcomes, one of modes (rows) by model (columns).
+// WriteSummary prints the per-group overview: one table of traces and
+// outcomes, one of modes (rows) by group (columns).
 func WriteSummary(w io.Writer, s *analyze.Summary) error {
-	rows := append(append([]analyze.ModelSummary{}, s.Models...), s.Total)
-	overview := Table{Header: []string{"model", "traces", "succeeded", "failed", "unscored", "with modes"}, NumericRight: true}
+	rows := append(append([]analyze.Group{}, s.Groups...), s.Total)
+	overview := Table{Header: []string{s.By, "traces", "succeeded", "failed", "unscored", "with modes"}, NumericRight: true}
 	for _, m := range rows {
-		overview.Rows = append(overview.Rows, []string{m.Model, fmt.Sprint(m.Traces), fmt.Sprint(m.Succeeded), fmt.Sprint(m.Failed), fmt.Sprint(m.Unscored), fmt.Sprint(m.WithModes)})
+		overview.Rows = append(overview.Rows, []string{m.Name, fmt.Sprint(m.Traces), fmt.Sprint(m.Succeeded), fmt.Sprint(m.Failed), fmt.Sprint(m.Unscored), fmt.Sprint(m.WithModes)})
 	}
 	if err := overview.Write(w); err != nil {
 		return err
@@ -29,7 +29,7 @@ func WriteSummary(w io.Writer, s *analyze.Summary) error {
 	}
 	byMode := Table{Header: []string{"mode"}, NumericRight: true}
 	for _, m := range rows {
-		byMode.Header = append(byMode.Header, m.Model)
+		byMode.Header = append(byMode.Header, m.Name)
 	}
 	for _, code := range modes {
 		cells := []string{code + " " + modeName(code)}

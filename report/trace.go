@@ -58,7 +58,7 @@ func (p *printer) header(t *trace.Trace) {
 	if t.Task != "" {
 		p.printf("task      %s\n", TaskTitle(t.Task, 100))
 	}
-	line := fmt.Sprintf("%d steps: %d tool calls", len(t.Steps), t.CountKind(trace.KindToolCall))
+	line := fmt.Sprintf("%d steps: %s", len(t.Steps), plural(t.CountKind(trace.KindToolCall), "tool call", "tool calls"))
 	if t.Usage.TotalTokens > 0 {
 		line += fmt.Sprintf(", %d tokens", t.Usage.TotalTokens)
 	}
@@ -76,7 +76,8 @@ func (p *printer) header(t *trace.Trace) {
 	p.printf("\n")
 }
 
-// findings prints one line per mode and source, then the evidence.
+// findings prints one line per mode and source, then the evidence. Bare
+// labels (no steps, quote or explanation) of one mode are listed together.
 func (p *printer) findings(t *trace.Trace) {
 	present := presentFindings(t.Findings)
 	if len(present) == 0 {
@@ -84,7 +85,16 @@ func (p *printer) findings(t *trace.Trace) {
 		return
 	}
 	p.printf("findings  %d\n", len(present))
+	bare := map[string][]string{}
+	var bareModes []string
 	for _, f := range present {
+		if len(f.Steps) == 0 && f.Quote == "" && f.Explanation == "" {
+			if bare[f.Mode] == nil {
+				bareModes = append(bareModes, f.Mode)
+			}
+			bare[f.Mode] = append(bare[f.Mode], sourceName(f))
+			continue
+		}
 		p.printf("  %s %s  [%s]%s  steps %s\n", f.Mode, modeName(f.Mode), sourceName(f), confidenceText(f), stepList(f.Steps))
 		if f.Quote != "" {
 			p.printf("      “%s”\n", trace.Clip(trace.NormalizeSpace(f.Quote), 120))
@@ -92,6 +102,10 @@ func (p *printer) findings(t *trace.Trace) {
 		if f.Explanation != "" {
 			p.printf("      %s\n", f.Explanation)
 		}
+	}
+	sort.Strings(bareModes)
+	for _, mode := range bareModes {
+		p.printf("  %s %s  [%s]  not located\n", mode, modeName(mode), strings.Join(bare[mode], ", "))
 	}
 	if unmapped := unmappedLabels(t.Findings); len(unmapped) > 0 {
 		p.printf("  unmapped labels (kept as written): %s\n", strings.Join(unmapped, "; "))
@@ -279,4 +293,11 @@ func TaskTitle(task string, n int) string {
 		}
 	}
 	return "-"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -20,6 +20,7 @@ type analyzeJSON struct {
 func (a *app) analyzeCommand() *cobra.Command {
 	var asJSON bool
 	var sources []string
+	by := "model"
 	cmd := &cobra.Command{
 		Use:   "analyze [PATH...]",
 		Short: "Ingest traces, run the detectors, and summarise failure modes per model",
@@ -28,11 +29,12 @@ one of them, and print a per-model summary: traces, outcomes, and how many trace
 show each failure mode. Without PATH, the whole database is summarised.
 
 Modes are counted from every annotation source (detectors, bundled dataset labels)
-unless --source picks some. --json prints {ingest, summary}; summary holds traces,
-sources, models[] and total, each model with model, traces, succeeded, failed,
-unscored, with_modes and modes (mode code → number of traces).`,
+unless --source picks some. --json prints {ingest, summary}; summary holds by,
+traces, sources, groups[] and total, each group with name, traces, succeeded,
+failed, unscored, with_modes and modes (mode code → number of traces).`,
 		Example: `  faultline analyze examples/
   faultline analyze --source detector ../runs/
+  faultline analyze --by system --source mad MAD_human_labelled_dataset.json
   faultline analyze --json > summary.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -61,7 +63,7 @@ unscored, with_modes and modes (mode code → number of traces).`,
 			if err := a.redetect(cmd, st, traces); err != nil {
 				return err
 			}
-			out.Summary, err = analyze.Summarize(ctx, st, traces, sources)
+			out.Summary, err = analyze.Summarize(ctx, st, traces, by, sources)
 			if err != nil {
 				return err
 			}
@@ -80,6 +82,7 @@ unscored, with_modes and modes (mode code → number of traces).`,
 		},
 	}
 	cmd.Flags().StringSliceVar(&sources, "source", nil, "count modes from these annotation sources only (detector, mad, mad:annotator_1, ...)")
+	cmd.Flags().StringVar(&by, "by", by, "group by model, system or scenario")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

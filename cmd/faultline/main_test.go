@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/internal/shared"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// cli runs faultline with a database of its own and returns stdout, stderr
+// and the exit status.
+type cli struct {
+	t  *testing.T
+	db string
+}
+
+func newCLI(t *testing.T) *cli {
+	return &cli{t: t, db: filepath.Join(t.TempDir(), "f.db")}
+}
+
+func (c *cli) run(stdin string, args ...string) (string, string, int) {
+	c.t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"--db", c.db}, args...), strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/faultline -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from golden file (go test ./cmd/faultline -update rewrites it)\n--- got\n%s", name, got)
+	}
+}
+
+const examples = "../../examples"
+
+func TestAnalyzeExamplesGolden(t *testing.T) {
+	c := newCLI(t)
+	out, errOut, code := c.run("", "analyze", examples)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "ingested 12 traces from 12 files") || strings.Contains(errOut, "error:") {
+		t.Errorf("stderr: %s", errOut)
+	}
+	golden(t, "analyze_examples.txt", out)
+
+	// A second run reads nothing again and prints the same summary.
+	again, errOut, code := c.run("", "analyze", examples)
+	if code != exitOK || again != out || !strings.Contains(errOut, "ingested 0 traces from 0 files, 12 unchanged") {
+		t.Errorf("second run: exit %d, stderr %q, same output %v", code, errOut, again == out)
+	}
+}
+
+func TestShowGolden(t *testing.T) {
+	c := newCLI(t)
+	if _, errOut, code := c.run("", "ingest", "-q", examples); code != exitOK {
+		t.Fatalf("ingest: exit %d\n%s", code, errOut)
+	}
+	out, _, _ := c.run("", "ls", "--json")
+	var list []struct {
+		ID, Model, Scenario, Trial string
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	picked := map[string]string{}
+	for _, tr := range list {
+		key := tr.Model + "-" + tr.Scenario + "-" + tr.Trial
+		switch key {
+		case "sim-gamma-101-1", "sim-beta-101-1", "sim-alpha-102-1":
+			picked[key] = tr.ID
+		}
+	}
+	if len(picked) != 3 {
+		t.Fatalf("example runs not found: %v", picked)
+	}
+	for key, id := range picked {
+		out, errOut, code := c.run("", "show", id)
+		if code != exitOK {
+			t.Fatalf("show %s: exit %d %s", id, code, errOut)
+		}
+		golden(t, "show_"+key+".txt", out)
+	}
+}
+
+func TestShowJSON(t *testing.T) {
+	c := newCLI(t)
+	c.run("", "ingest", "-q", examples)
+	out, _, _ := c.run("", "ls", "--json", "--model", "sim-gamma")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{"id", "format", "system", "model", "task", "steps", "outcome"} {
+		if _, ok := list[0][field]; !ok {
+			t.Errorf("ls --json lacks %q", field)
+		}
+	}
+	for _, tr := range list {
+		out, _, code := c.run("", "show", "--json", tr["id"].(string))
+		if code != exitOK {
+			t.Fatal(out)
+		}
+		var shown struct {
+			Trace    map[string]any   `json:"trace"`
+			Steps    []map[string]any `json:"steps"`
+			Findings []map[string]any `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &shown); err != nil {
+			t.Fatal(err)
+		}
+		if shown.Trace["id"] != tr["id"] || len(shown.Steps) != int(tr["steps"].(float64)) || shown.Findings == nil {
+			t.Errorf("show --json %s: trace %v, %d steps", tr["id"], shown.Trace["id"], len(shown.Steps))
+		}
+		for _, f := range shown.Findings {
+			for _, s := range f["steps"].([]any) {
+				if int(s.(float64)) >= len(shown.Steps) {
+					t.Errorf("finding cites step %v of %d", s, len(shown.Steps))
+				}
+			}
+		}
+	}
+}
+
+func TestIngestBadInputExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(filepath.Join(examples, "itbench-zero/sim-alpha/101/1/AGENTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.md"), good, 0o644)
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"turn_context","payload":{"model":"m"}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"}]}}
+{"timestamp":"2026-01-01T00:00:03Z","type":"response_item","payload":{"type":"mess
+`), 0o644)
+	c := newCLI(t)
+	out, errOut, code := c.run("", "ingest", dir)
+	if code != exitDataError {
+		t.Errorf("exit %d, want %d", code, exitDataError)
+	}
+	if !strings.Contains(errOut, "error: "+bad+":4: not a valid event") || !strings.Contains(out, "ingested 1 traces from 1 files, 1 other files skipped, 1 errors") {
+		t.Errorf("stdout %q\nstderr %q", out, errOut)
+	}
+	// The good part of the file was stored.
+	if out, _, _ := c.run("", "ls"); !strings.Contains(out, "x ") {
+		t.Errorf("ls: %s", out)
+	}
+	// Standard input works too, and unknown content named explicitly is an error.
+	if _, errOut, code := c.run("not a trace", "ingest", "-"); code != exitDataError || !strings.Contains(errOut, "<stdin>: unrecognised format") {
+		t.Errorf("stdin: exit %d %s", code, errOut)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	c := newCLI(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ls", "--outcome", "maybe"}, "--outcome must be one of success, failure, unknown"},
+		{[]string{"show", "nope"}, `trace "nope": not found`},
+		{[]string{"detectors", "nope"}, `no detector named "nope"`},
+		{[]string{"ingest"}, "requires at least 1 arg"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := c.run("", tt.args...)
+		if code != exitFailure || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}
+
+func TestDetectorsAndVersion(t *testing.T) {
+	c := newCLI(t)
+	out, _, code := c.run("", "detectors")
+	if code != exitOK || !strings.Contains(out, "repeated-tool-call") || !strings.Contains(out, "FM-1.5 Unaware of termination conditions") {
+		t.Errorf("detectors: %s", out)
+	}
+	out, _, _ = c.run("", "detectors", "harness-retry-loop")
+	if !strings.Contains(out, "Blind spots:") {
+		t.Errorf("detector doc: %s", out)
+	}
+	out, _, _ = c.run("", "version", "--json")
+	var v versionJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Taxonomy != "mast-v3" || v.Detectors == "" {
+		t.Errorf("version: %s", out)
+	}
+}
+
+// TestRealData runs the main job over every real trace file in the shared data.
+func TestRealData(t *testing.T) {
+	itbench := shared.Path(t, "itbench")
+	mast := shared.Path(t, "mast/MAD_human_labelled_dataset.json")
+	c := newCLI(t)
+	out, errOut, code := c.run("", "analyze", "--json", itbench, mast)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var res analyzeJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	// 28 rollouts (3 empty) and the 19 MAD traces.
+	if res.Ingest.Traces != 25+19 || res.Ingest.Errors != 0 {
+		t.Errorf("ingest: %d traces, %d errors: %+v", res.Ingest.Traces, res.Ingest.Errors, res.Ingest.Issues)
+	}
+	empty := 0
+	for _, i := range res.Ingest.Issues {
+		if strings.Contains(i.Message, "is empty") {
+			empty++
+		}
+	}
+	if empty != 3 {
+		t.Errorf("%d empty sessions reported, want 3", empty)
+	}
+	if res.Summary.By != "model" || res.Summary.Total.Modes["FM-1.5"] < 15 {
+		t.Errorf("FM-1.5 found in %d traces; the 15 gpt-oss retry loops alone should give 15", res.Summary.Total.Modes["FM-1.5"])
+	}
+}
