@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,7 +69,7 @@ func TestRepeatedToolCall(t *testing.T) {
 				if f.Mode != "FM-1.3" || f.Source != Source || f.Detector != "repeated-tool-call" || f.Verdict != trace.Present {
 					t.Errorf("finding labels = %+v", f)
 				}
-				if !equalInts(f.Steps, tt.wantSteps[i]) || f.Quote != tt.wantQuotes[i] {
+				if !slices.Equal(f.Steps, tt.wantSteps[i]) || f.Quote != tt.wantQuotes[i] {
 					t.Errorf("finding %d: steps %v quote %q, want %v %q", i, f.Steps, f.Quote, tt.wantSteps[i], tt.wantQuotes[i])
 				}
 				if f.Confidence < 0.6 || f.Confidence > 0.95 {
@@ -108,7 +109,7 @@ func TestHarnessRetryLoop(t *testing.T) {
 				t.Fatalf("got %d findings, want 1", len(fs))
 			}
 			f := fs[0]
-			if !equalInts(f.Steps, tt.wantSteps) || f.Mode != "FM-1.5" || f.Confidence < tt.minConf || f.Quote != "I don't see agent_output.json file." {
+			if !slices.Equal(f.Steps, tt.wantSteps) || f.Mode != "FM-1.5" || f.Confidence < tt.minConf || f.Quote != "I don't see agent_output.json file." {
 				t.Errorf("got %+v", f)
 			}
 		})
@@ -139,16 +140,4 @@ func TestDetectorsAreDocumented(t *testing.T) {
 			t.Errorf("detector %s is incomplete", d.Name)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

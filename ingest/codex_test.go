@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +12,19 @@ import (
 	"github.com/faultline/faultline/trace"
 )
 
-// decodeString runs a format over in-memory content and collects traces and issues.
+// decodeString runs a format over in-memory content.
 func decodeString(t *testing.T, f Format, content string) ([]*trace.Trace, []Issue) {
+	t.Helper()
+	return decodeWith(t, f, "mem.jsonl", strings.NewReader(content))
+}
+
+// decodeWith decodes r as the named file, collecting traces and issues and
+// checking every trace is valid.
+func decodeWith(t testing.TB, f Format, path string, r io.Reader) ([]*trace.Trace, []Issue) {
 	t.Helper()
 	var issues []Issue
 	var traces []*trace.Trace
-	in := &Input{Path: "mem.jsonl", R: strings.NewReader(content), report: func(i Issue) { issues = append(issues, i) }}
+	in := &Input{Path: path, R: r, report: func(i Issue) { issues = append(issues, i) }}
 	err := f.Decode(context.Background(), in, func(tr *trace.Trace) error {
 		traces = append(traces, tr)
 		return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -185,7 +186,7 @@ func TestJSONRecords(t *testing.T) {
 				if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 					t.Fatalf("chunk %d: records %v, want %v", chunk, got, tt.want)
 				}
-				if len(tt.lines) > 0 && !equalInts(lines, tt.lines) {
+				if len(tt.lines) > 0 && !slices.Equal(lines, tt.lines) {
 					t.Errorf("chunk %d: lines %v, want %v", chunk, lines, tt.lines)
 				}
 				var broken *jsonStreamError
@@ -208,16 +209,4 @@ func TestJSONRecordsPassesReadErrors(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the reader's error", err)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

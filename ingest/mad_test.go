@@ -19,22 +19,7 @@ import (
 // failing on traces that break the model's invariants.
 func decodeMAD(t testing.TB, path string, r io.Reader) ([]*trace.Trace, []Issue) {
 	t.Helper()
-	var issues []Issue
-	var traces []*trace.Trace
-	in := &Input{Path: path, R: r, report: func(i Issue) { issues = append(issues, i) }}
-	err := MAD{}.Decode(context.Background(), in, func(tr *trace.Trace) error {
-		traces = append(traces, tr)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
-	for _, tr := range traces {
-		if p := tr.Validate(); len(p) > 0 {
-			t.Errorf("trace %s invalid: %v", tr.ID, p)
-		}
-	}
-	return traces, issues
+	return decodeWith(t, MAD{}, path, r)
 }
 
 func findingsOf(tr *trace.Trace, source string) map[string]trace.Finding {
