@@ -21,7 +21,7 @@ type Summary struct {
 	By     string `json:"by"`
 	Traces int    `json:"traces"`
 	// Sources are the annotation sources counted in Modes.
-	Sources []string       `json:"sources"`
+	Sources []string `json:"sources"`
 	Groups  []Group  `json:"groups"`
 	Total   Group    `json:"total"`
 }
