@@ -38,26 +38,38 @@ type zeroDir struct {
 func newZeroDirs() *zeroDirs { return &zeroDirs{dirs: map[string]*zeroDir{}} }
 
 // runDirOf returns the run directory of a rollout file: the parent of its
-// nearest "sessions" ancestor, or its own directory when that holds the answer file.
+// nearest "sessions" ancestor, or its own directory when that holds the
+// answer file. The path is kept as given (relative paths stay relative, so
+// reports and stored sources read as the user wrote them) unless only the
+// absolute path reaches the run directory.
 func runDirOf(path string) string {
+	if dir := sessionsParent(filepath.Clean(path)); dir != "" {
+		return dir
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return ""
 	}
-	for dir := filepath.Dir(abs); ; {
+	if dir := sessionsParent(abs); dir != "" {
+		return dir
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), AnswerFile)); err == nil {
+		return filepath.Dir(path)
+	}
+	return ""
+}
+
+func sessionsParent(path string) string {
+	for dir := filepath.Dir(path); ; {
 		if filepath.Base(dir) == "sessions" {
 			return filepath.Dir(dir)
 		}
 		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
+		if parent == dir || filepath.Base(dir) == ".." {
+			return ""
 		}
 		dir = parent
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(abs), AnswerFile)); err == nil {
-		return filepath.Dir(abs)
-	}
-	return ""
 }
 
 func (z *zeroDirs) get(root string) *zeroDir {
