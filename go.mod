@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/spf13/cobra v1.10.2
+	gopkg.in/yaml.v3 v3.0.1
 	modernc.org/sqlite v1.62.0
 )
 
