@@ -179,3 +179,31 @@ func TestLastWrite(t *testing.T) {
 		})
 	}
 }
+
+func TestPublishedTrajectoriesLayout(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join("zero", "gpt-oss-120b", "sre", "Scenario-27", "run_3")
+	write(t, dir, filepath.Join(run, "session.jsonl"), codexSample)
+	write(t, dir, filepath.Join(run, "agent_output.json"), `{"entities":[]}`)
+	write(t, dir, filepath.Join(run, "judge_output.json"), `{"flat_scores":{"root_cause_entity_precision":0.5,"root_cause_entity_recall":1.0,"root_cause_entity_k@1_recall":0,"other":3}}`)
+	bad := filepath.Join("zero", "m", "sre", "Scenario-4", "1")
+	write(t, dir, filepath.Join(bad, "session.jsonl"), strings.Replace(codexSample, `"id":"s1"`, `"id":"s4"`, 1))
+	write(t, dir, filepath.Join(bad, "judge_output.json"), `{"flat_scores":{}}`)
+	sink := newMemSink()
+	var issues []string
+	Paths(context.Background(), []string{dir}, sink, Options{Report: func(i Issue) { issues = append(issues, i.String()) }})
+	tr := sink.traces["s1"]
+	if tr == nil || tr.Scenario != "27" || tr.Trial != "run_3" || tr.Diagnosis == nil {
+		t.Fatalf("trace = %+v", tr)
+	}
+	if len(tr.Outcomes) != 1 || tr.Outcomes[0].Source != OfficialSource || *tr.Outcomes[0].Score != 1 || !*tr.Outcomes[0].Success ||
+		!strings.Contains(tr.Outcomes[0].Detail, `"root_cause_entity_k@1_recall":0`) || strings.Contains(tr.Outcomes[0].Detail, "other") {
+		t.Errorf("official outcome = %+v", tr.Outcomes)
+	}
+	if s4 := sink.traces["s4"]; s4 == nil || s4.Scenario != "4" || len(s4.Outcomes) != 0 {
+		t.Errorf("s4 = %+v", s4)
+	}
+	if !strings.Contains(strings.Join(issues, "\n"), "judge_output.json: no flat_scores.root_cause_entity_recall") {
+		t.Errorf("issues = %v", issues)
+	}
+}

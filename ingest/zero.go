@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,13 @@ import (
 // AnswerFile is the file ITBench's Zero agent must write its diagnosis to.
 const AnswerFile = "agent_output.json"
 
+// JudgeFile holds the official ITBench scorer's verdict on a run, in the
+// published trajectories.
+const JudgeFile = "judge_output.json"
+
+// OfficialSource is the outcome source of the official scorer's verdicts.
+const OfficialSource = "itbench-official"
+
 type zeroDirs struct {
 	dirs map[string]*zeroDir
 }
@@ -30,6 +38,7 @@ type zeroDir struct {
 	zero      bool   // looks like a Zero workspace
 	answer    []byte // agent_output.json, when present
 	sessions  int    // session files under sessions/
+	official  *trace.Outcome
 	scenario  string
 	trial     string
 	readError string
@@ -53,8 +62,17 @@ func runDirOf(path string) string {
 	if dir := sessionsParent(abs); dir != "" {
 		return dir
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(path), AnswerFile)); err == nil {
-		return filepath.Dir(path)
+	// The published trajectories keep session.jsonl in the run directory
+	// itself, beside the answer and the official judge's verdict, under
+	// Scenario-N/<run>/.
+	dir := filepath.Dir(path)
+	for _, marker := range []string{AnswerFile, JudgeFile} {
+		if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+			return dir
+		}
+	}
+	if scenario, _ := scenarioTrial(dir); scenario != "" {
+		return dir
 	}
 	return ""
 }
@@ -82,10 +100,18 @@ func (z *zeroDirs) get(root string) *zeroDir {
 		d.answer = b
 		d.zero = true
 	} else if !os.IsNotExist(err) {
-		d.readError = errText(err)
+		d.readError = fmt.Sprintf("cannot read %s: %s", AnswerFile, errText(err))
 	}
 	if _, err := os.Stat(filepath.Join(root, "AGENTS.md")); err == nil {
 		d.zero = true
+	}
+	if b, err := os.ReadFile(filepath.Join(root, JudgeFile)); err == nil {
+		d.zero = true
+		if o, err := officialOutcome(b); err != nil {
+			d.readError = fmt.Sprintf("%s: %v", JudgeFile, err)
+		} else {
+			d.official = o
+		}
 	}
 	_ = filepath.WalkDir(filepath.Join(root, "sessions"), func(p string, e os.DirEntry, err error) error {
 		if err == nil && e.Type().IsRegular() {
@@ -97,19 +123,53 @@ func (z *zeroDirs) get(root string) *zeroDir {
 		d.sessions = 1 // the rollout sits directly in the run directory
 	}
 	d.scenario, d.trial = scenarioTrial(root)
+	if d.scenario != "" {
+		d.zero = true
+	}
 	return d
+}
+
+// officialOutcome reads the official scorer's entity scores from a
+// judge_output.json: flat_scores.root_cause_entity_* (kept whole in Detail,
+// @k included); success is recall 1, faultline's default rule.
+func officialOutcome(data []byte) (*trace.Outcome, error) {
+	var judge struct {
+		Flat map[string]any `json:"flat_scores"`
+	}
+	if err := json.Unmarshal(data, &judge); err != nil {
+		return nil, fmt.Errorf("not readable: %s", jsonErrorText(err))
+	}
+	recall, ok := judge.Flat["root_cause_entity_recall"].(float64)
+	if !ok {
+		return nil, fmt.Errorf("no flat_scores.root_cause_entity_recall")
+	}
+	kept := map[string]any{}
+	for k, v := range judge.Flat {
+		if strings.HasPrefix(k, "root_cause_entity") {
+			kept[k] = v
+		}
+	}
+	detail, _ := json.Marshal(kept)
+	success := recall >= 1
+	return &trace.Outcome{Source: OfficialSource, Metric: "root_cause_recall", Score: &recall, Success: &success, Detail: string(detail)}, nil
 }
 
 var numeric = regexp.MustCompile(`^[0-9]+$`)
 
-// scenarioTrial reads <scenario>/<trial> from the end of a run directory
-// path, accepting Scenario-N spellings of the scenario.
+var scenarioDir = regexp.MustCompile(`(?i)^scenario[-_]?([0-9]+)$`)
+
+// scenarioTrial reads the scenario and trial from the end of a run
+// directory's path: <scenario>/<trial> with both numeric (the Zero
+// workspace), or Scenario-N/<run> with any run name (the published
+// trajectories and the leaderboard layout).
 func scenarioTrial(root string) (scenario, trial string) {
 	trialDir := filepath.Base(root)
-	scenarioDir := filepath.Base(filepath.Dir(root))
-	scenarioDir = strings.TrimPrefix(strings.TrimPrefix(scenarioDir, "Scenario-"), "scenario_")
-	if numeric.MatchString(trialDir) && numeric.MatchString(scenarioDir) {
-		return scenarioDir, trialDir
+	parent := filepath.Base(filepath.Dir(root))
+	if m := scenarioDir.FindStringSubmatch(parent); m != nil {
+		return m[1], trialDir
+	}
+	if numeric.MatchString(trialDir) && numeric.MatchString(parent) {
+		return parent, trialDir
 	}
 	return "", ""
 }
@@ -129,8 +189,10 @@ func (z *zeroDirs) annotate(in *Input, path string, t *trace.Trace) {
 		t.Scenario, t.Trial = d.scenario, d.trial
 	}
 	if d.readError != "" {
-		in.Report(0, Error, "cannot read %s: %s", filepath.Join(root, AnswerFile), d.readError)
-		return
+		in.Report(0, Error, "run directory %s: %s", root, d.readError)
+	}
+	if d.official != nil && d.sessions == 1 {
+		t.Outcomes = append(t.Outcomes, *d.official)
 	}
 	if d.answer == nil {
 		return

@@ -1,6 +1,7 @@
 package score
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -270,5 +271,55 @@ func TestMetric(t *testing.T) {
 	}
 	if CheckMetric("chain_f1") != nil {
 		t.Error("chain_f1 refused")
+	}
+}
+
+func TestLoadOutcomeLabels(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	tests := []struct {
+		name, body string
+		want       string // trace:success:score per label
+		problems   []string
+	}{
+		{"a.csv", "trace_id,success,score\nt1,true,\nt2,fail,0.2\nt3,,0.9\nt4,maybe,\n,true,\nt5,,x\n", "t1:true:-,t2:false:0.2,t3:true:0.9",
+			[]string{"a.csv:5: success \"maybe\"", "a.csv:6: no trace_id", "a.csv:7: score \"x\" is not a number"}},
+		{"b.json", "[\n {\"trace_id\": \"t1\", \"success\": true},\n {\"id\": \"t2\", \"score\": 0.5},\n {\"trace_id\": \"t3\"}\n]", "t1:true:-,t2:false:0.5",
+			[]string{"b.json:4: neither success nor score"}},
+		{"c.jsonl", "{\"trace_id\":\"t1\",\"success\":\"pass\"}\nnot json\n", "t1:true:-", []string{"c.jsonl:2:"}},
+	}
+	for _, tt := range tests {
+		labels, problems, err := LoadOutcomeLabels(write(tt.name, tt.body))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var got []string
+		for _, l := range labels {
+			o := l.Outcome(0.8)
+			score := "-"
+			if o.Score != nil {
+				score = strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", *o.Score), "0"), ".")
+			}
+			got = append(got, fmt.Sprintf("%s:%v:%s", l.TraceID, *o.Success, score))
+		}
+		if strings.Join(got, ",") != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.name, strings.Join(got, ","), tt.want)
+		}
+		if len(problems) != len(tt.problems) {
+			t.Errorf("%s: problems %v", tt.name, problems)
+			continue
+		}
+		for i, p := range problems {
+			if !strings.Contains(p.Error(), tt.problems[i]) {
+				t.Errorf("%s: problem %q, want %q", tt.name, p, tt.problems[i])
+			}
+		}
+	}
+	if _, _, err := LoadOutcomeLabels(write("d.csv", "name,value\n")); err == nil || !strings.Contains(err.Error(), "trace_id") {
+		t.Errorf("header without trace_id: %v", err)
 	}
 }

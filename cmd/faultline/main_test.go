@@ -239,3 +239,64 @@ func TestRealData(t *testing.T) {
 		t.Errorf("FM-1.5 found in %d traces; the 15 gpt-oss retry loops alone should give 15", res.Summary.Total.Modes["FM-1.5"])
 	}
 }
+
+func TestScoreExamples(t *testing.T) {
+	c := newCLI(t)
+	c.run("", "ingest", "-q", examples)
+	out, errOut, code := c.run("", "score", "--json", "--ground-truth", examples+"/itbench-zero/ground_truths.json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Traces []struct {
+			Model, Scenario, Trial, Status string
+			Recall                         float64
+		}
+		Aggregate struct {
+			Trials   int
+			NoAnswer int `json:"no_answer"`
+		}
+		Stored int
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	recall := map[string]float64{}
+	for _, tr := range res.Traces {
+		recall[tr.Model] += tr.Recall
+		if tr.Model == "sim-gamma" && tr.Scenario == "101" && tr.Trial == "1" && tr.Status != "no answer" {
+			t.Errorf("gamma 101/1 status %q, want no answer", tr.Status)
+		}
+	}
+	// The example cohort's README: sim-alpha 4/4, sim-beta 2/4, sim-gamma 1/4.
+	if recall["sim-alpha"] != 4 || recall["sim-beta"] != 2 || recall["sim-gamma"] != 1 || res.Stored != 12 || res.Aggregate.NoAnswer != 1 {
+		t.Errorf("recall by model %v, stored %d, aggregate %+v", recall, res.Stored, res.Aggregate)
+	}
+	// The outcomes are stored: failures can be listed.
+	out, _, _ = c.run("", "ls", "--outcome", "failure", "--json")
+	var failed []map[string]any
+	json.Unmarshal([]byte(out), &failed)
+	if len(failed) != 5 {
+		t.Errorf("%d failures listed, want 5", len(failed))
+	}
+
+	// Outcome labels override nothing but add a source of their own.
+	labels := filepath.Join(t.TempDir(), "labels.csv")
+	id := failed[0]["id"].(string)
+	os.WriteFile(labels, []byte("trace_id,success\n"+id+",true\nnope,false\n"), 0o644)
+	_, errOut, code = c.run("", "score", "--labels", labels)
+	if code != exitOK || !strings.Contains(errOut, `no trace "nope"`) || !strings.Contains(errOut, "stored 1 outcomes") {
+		t.Errorf("labels: exit %d: %s", code, errOut)
+	}
+	out, _, _ = c.run("", "ls", "--outcome", "failure", "--json")
+	json.Unmarshal([]byte(out), &failed)
+	if len(failed) != 4 {
+		t.Errorf("after labelling one trace a success: %d failures, want 4", len(failed))
+	}
+	if _, errOut, code := c.run("", "score"); code != exitFailure || !strings.Contains(errOut, "--ground-truth") {
+		t.Errorf("no flags: exit %d %s", code, errOut)
+	}
+	if _, errOut, code := c.run("", "score", "--ground-truth", examples, "--metric", "accuracy"); code != exitFailure || !strings.Contains(errOut, "unknown metric") {
+		t.Errorf("bad metric: exit %d %s", code, errOut)
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/analyze"
+	"github.com/faultline/faultline/report"
+	"github.com/faultline/faultline/score"
+	"github.com/faultline/faultline/store"
+)
+
+// scoreFlags are the settings of ITBench scoring, shared by score and analyze.
+type scoreFlags struct {
+	groundTruth string
+	scenario    string
+	strictKind  bool
+	namespace   string
+	metric      string
+	threshold   float64
+}
+
+func (f *scoreFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.groundTruth, "ground-truth", "", "ITBench ground truth: a file (ground_truths.json, groundtruth_v1.yaml, groundtruth.yaml) or a directory of them")
+	cmd.Flags().StringVar(&f.scenario, "scenario", "", "score every trace against this incident id (default: the trace's scenario, from its path)")
+	cmd.Flags().BoolVar(&f.strictKind, "strict-kind", false, "require kinds to agree exactly (by default Pod, Deployment, ReplicaSet and Service of one app are interchangeable)")
+	cmd.Flags().StringVar(&f.namespace, "namespace", "", "score only predictions in this namespace (or with none), as the leaderboard does")
+	cmd.Flags().StringVar(&f.metric, "metric", "recall", "the metric that decides success: precision, recall, f1, their @k forms (recall@3) or chain_f1")
+	cmd.Flags().Float64Var(&f.threshold, "threshold", 1, "success when the metric reaches this value")
+}
+
+// request loads the ground truth and builds a scoring request.
+func (f *scoreFlags) request(extraFiles []string) (*analyze.ScoreRequest, []string, error) {
+	if err := score.CheckMetric(score.Metric(f.metric)); err != nil {
+		return nil, nil, err
+	}
+	var set score.Set
+	var problems []string
+	var err error
+	switch {
+	case f.groundTruth != "":
+		set, problems, err = score.LoadPath(f.groundTruth, f.scenario)
+	case len(extraFiles) > 0:
+		set, problems, err = score.LoadFiles(extraFiles, f.scenario)
+	default:
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("ground truth: %w", err)
+	}
+	return &analyze.ScoreRequest{
+		GroundTruth: set, Scenario: f.scenario, Metric: score.Metric(f.metric), Threshold: f.threshold,
+		Options: score.Options{Matcher: score.Matcher{StrictKind: f.strictKind}, Namespace: f.namespace},
+	}, problems, nil
+}
+
+// scoreJSON is the JSON form of `score`.
+type scoreJSON struct {
+	*analyze.ScoreResult
+	Labels *labelsResult `json:"labels,omitempty"`
+}
+
+type labelsResult struct {
+	Stored   int      `json:"stored"`
+	Unknown  []string `json:"unknown_traces"`
+	Problems []string `json:"problems"`
+}
+
+func (a *app) scoreCommand() *cobra.Command {
+	var sf scoreFlags
+	var filter store.Filter
+	var labels string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "score --ground-truth PATH | --labels FILE",
+		Short: "Score diagnoses against ITBench ground truth and store the outcomes",
+		Long: `Score each stored trace's diagnosis against ITBench ground truth, deterministically,
+and store the outcome with the trace (source "itbench"). The diagnosis is the run
+directory's agent_output.json, else the trace's last write of that file, else a JSON
+block in its final message; the "answer" column says which. A run with no diagnosis is
+"no answer" and one whose answer is not readable JSON (after unambiguous repairs) is
+"invalid answer": both score 0 and are counted apart.
+
+A prediction (a contributing entity, in answer order) matches a ground-truth group
+when the kinds agree (leniently across workload kinds unless --strict-kind), the
+namespaces agree, and the name equals the group's name or matches one of its filters
+(Python re.search semantics). Aliases make groups one. Per trace: precision, recall
+(distinct root causes found / root causes), F1, and @k for k = 1..5 over the
+predictions deduplicated by matched group, plus the propagation-chain F1 when the
+ground truth has propagations. Per scenario the mean over trials; overall the mean of
+scenario means ± standard error; pass@1 is the share of trials with recall 1. Success
+is recall 1 unless --metric and --threshold say otherwise.
+
+--labels FILE stores outcomes from a file instead (source "labels"): CSV with a header
+naming trace_id and success and/or score, or JSON (an array, or one object per line)
+with the same fields; success accepts true/false, 1/0, yes/no, pass/fail, and a score
+without success succeeds when it reaches --threshold.
+
+--json prints {traces, aggregate, disagreements, stored, labels}.`,
+		Example: `  faultline score --ground-truth examples/itbench-zero/ground_truths.json
+  faultline score --ground-truth ITBench/scenarios/ --model gpt-oss-120b --metric recall@3
+  faultline score --labels outcomes.csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if sf.groundTruth == "" && labels == "" {
+				return fmt.Errorf("give --ground-truth PATH, --labels FILE, or both")
+			}
+			req, problems, err := sf.request(nil)
+			if err != nil {
+				return err
+			}
+			for _, p := range problems {
+				fmt.Fprintf(a.stderr, "notice: %s\n", p)
+			}
+			st, err := a.openStore(ctx)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			out := scoreJSON{ScoreResult: &analyze.ScoreResult{}}
+			if labels != "" {
+				if out.Labels, err = a.storeOutcomeLabels(cmd, st, labels, sf.threshold); err != nil {
+					return err
+				}
+			}
+			if req != nil {
+				if req.Traces, err = st.List(ctx, filter); err != nil {
+					return err
+				}
+				if out.ScoreResult, err = analyze.ScoreStored(ctx, st, *req); err != nil {
+					return err
+				}
+			}
+			if asJSON {
+				return writeJSON(a.stdout, out)
+			}
+			if req != nil {
+				if len(out.Scores) == 0 {
+					fmt.Fprintln(a.stderr, "no ITBench traces to score: ingest some first, or give --scenario for traces without a Scenario-N path")
+					return nil
+				}
+				fmt.Fprintf(a.stdout, "Scored %d traces against %d incidents (success: %s ≥ %g); outcomes stored.\n\n", out.Stored, len(req.GroundTruth), sf.metric, sf.threshold)
+				return report.WriteScores(a.stdout, out.ScoreResult)
+			}
+			return nil
+		},
+	}
+	sf.register(cmd)
+	cmd.Flags().StringVar(&labels, "labels", "", "store outcomes from this CSV or JSON file of trace_id → success/score")
+	cmd.Flags().StringVar(&filter.Model, "model", "", "only traces of this model")
+	cmd.Flags().StringVar(&filter.System, "system", "", "only traces of this system")
+	cmd.Flags().StringSliceVar(&filter.Paths, "path", nil, "only traces ingested from these files or directories")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// storeOutcomeLabels stores the outcomes of a labels file; labels of traces
+// not in the database are listed, not stored.
+func (a *app) storeOutcomeLabels(cmd *cobra.Command, st *store.Store, path string, threshold float64) (*labelsResult, error) {
+	ctx := cmd.Context()
+	labels, problems, err := score.LoadOutcomeLabels(path)
+	if err != nil {
+		return nil, err
+	}
+	res := &labelsResult{Unknown: []string{}, Problems: []string{}}
+	for _, p := range problems {
+		res.Problems = append(res.Problems, p.Error())
+		fmt.Fprintf(a.stderr, "error: %v\n", p)
+	}
+	for _, l := range labels {
+		// Ids must match exactly: a prefix could name another trace.
+		id, err := st.Resolve(ctx, l.TraceID)
+		if err != nil || id != l.TraceID {
+			res.Unknown = append(res.Unknown, l.TraceID)
+			fmt.Fprintf(a.stderr, "notice: %s:%d: no trace %q in the database\n", path, l.Line, l.TraceID)
+			continue
+		}
+		if err := st.PutOutcome(ctx, id, l.Outcome(threshold)); err != nil {
+			return nil, err
+		}
+		res.Stored++
+	}
+	fmt.Fprintf(a.stderr, "stored %d outcomes from %s\n", res.Stored, path)
+	return res, nil
+}
