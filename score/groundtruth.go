@@ -135,6 +135,10 @@ func Load(path, defaultID string) ([]*GroundTruth, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseGroundTruth(data, path, defaultID)
+}
+
+func parseGroundTruth(data []byte, path, defaultID string) ([]*GroundTruth, error) {
 	docs, err := decodeDocument(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

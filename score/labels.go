@@ -48,6 +48,10 @@ func LoadOutcomeLabels(path string) ([]OutcomeLabel, []error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return parseOutcomeLabels(path, data)
+}
+
+func parseOutcomeLabels(path string, data []byte) ([]OutcomeLabel, []error, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{') {
 		return jsonOutcomeLabels(path, trimmed)
@@ -146,11 +150,15 @@ func csvOutcomeLabels(path string, data []byte) ([]OutcomeLabel, []error, error)
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
-			problems = append(problems, fmt.Errorf("%s:%d: %v", path, line, err))
-			continue
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				problems = append(problems, fmt.Errorf("%s:%d: %v", path, pe.Line, pe.Err))
+				continue
+			}
+			return labels, problems, fmt.Errorf("%s: %v", path, err)
 		}
+		line, _ := r.FieldPos(0)
 		field := func(i int) string {
 			if i < len(rec) {
 				return strings.TrimSpace(rec[i])
