@@ -9,9 +9,10 @@ import (
 	"github.com/faultline/faultline/score"
 )
 
-// WriteScores prints scored traces, then the per-scenario and overall
+// WriteScores prints scored traces (with, when details is set, each
+// prediction and the group it matched), then the per-scenario and overall
 // aggregates, then any disagreement with the official scorer.
-func WriteScores(w io.Writer, res *analyze.ScoreResult) error {
+func WriteScores(w io.Writer, res *analyze.ScoreResult, details bool) error {
 	traces := Table{Header: []string{"trace", "model", "scenario", "trial", "answer", "P", "R", "F1", "root found"}}
 	for _, ts := range res.Scores {
 		row := []string{ts.TraceID, orDash(ts.Model), orDash(ts.Scenario), orDash(ts.Trial), answerText(ts)}
@@ -24,6 +25,9 @@ func WriteScores(w io.Writer, res *analyze.ScoreResult) error {
 	}
 	if err := traces.Write(w); err != nil {
 		return err
+	}
+	if details {
+		writePredictions(w, res.Scores)
 	}
 	agg := res.Aggregate
 	scenarios := Table{Header: []string{"scenario", "trials", "no answer"}, NumericRight: true}
@@ -59,6 +63,29 @@ func WriteScores(w io.Writer, res *analyze.ScoreResult) error {
 		fmt.Fprintf(w, "  %s: recall ours %s, official %s\n", d.TraceID, num(d.Ours), num(d.Official))
 	}
 	return nil
+}
+
+func writePredictions(w io.Writer, scores []score.TraceScore) {
+	for _, ts := range scores {
+		if ts.EntityScore == nil || len(ts.Predictions) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%s, scenario %s, trial %s), from %s:\n", ts.TraceID, orDash(ts.Model), ts.Scenario, orDash(ts.Trial), ts.Diagnosis)
+		for i, p := range ts.Predictions {
+			verdict := "no group"
+			switch {
+			case p.Dropped:
+				verdict = "dropped: outside the namespace"
+			case p.Duplicate:
+				verdict = "duplicate of an earlier prediction"
+			case p.Root:
+				verdict = "root cause (group " + p.Group + ")"
+			case p.Group != "":
+				verdict = "not a root cause (group " + p.Group + ")"
+			}
+			fmt.Fprintf(w, "  %d. %s → %s\n", i+1, p.Entity, verdict)
+		}
+	}
 }
 
 func answerText(ts score.TraceScore) string {

@@ -71,7 +71,7 @@ func (a *app) scoreCommand() *cobra.Command {
 	var sf scoreFlags
 	var filter store.Filter
 	var labels string
-	var asJSON bool
+	var asJSON, details bool
 	cmd := &cobra.Command{
 		Use:   "score --ground-truth PATH | --labels FILE",
 		Short: "Score diagnoses against ITBench ground truth and store the outcomes",
@@ -142,7 +142,7 @@ without success succeeds when it reaches --threshold.
 					return nil
 				}
 				fmt.Fprintf(a.stdout, "Scored %d traces against %d incidents (success: %s ≥ %g); outcomes stored.\n\n", out.Stored, len(req.GroundTruth), sf.metric, sf.threshold)
-				return report.WriteScores(a.stdout, out.ScoreResult)
+				return report.WriteScores(a.stdout, out.ScoreResult, details)
 			}
 			return nil
 		},
@@ -152,6 +152,7 @@ without success succeeds when it reaches --threshold.
 	cmd.Flags().StringVar(&filter.Model, "model", "", "only traces of this model")
 	cmd.Flags().StringVar(&filter.System, "system", "", "only traces of this system")
 	cmd.Flags().StringSliceVar(&filter.Paths, "path", nil, "only traces ingested from these files or directories")
+	cmd.Flags().BoolVar(&details, "details", false, "list every prediction with the ground-truth group it matched")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
