@@ -4,6 +4,16 @@
 // a trace. Detectors are precision-first: they report only what the trace
 // itself shows, with the steps it happened at and a verbatim quote; what
 // cannot be decided from the trace alone is left to the judge.
+//
+// Besides MAST modes, some detectors report failures of the infrastructure
+// around the agent (taxonomy.System codes SYS-1 …), so that a model endpoint
+// that never answers is not counted as an agent failure. A run in which the
+// agent never produced a step is left to those: the detectors of agent
+// behaviour stay silent on it.
+//
+// Facts that several detectors need (what the task requires, what became of
+// its output file, what each call ran) are computed once per trace and
+// shared; see facts.go, task.go and answer.go.
 package detect
 
 import (
@@ -22,7 +32,7 @@ const Source = "detector"
 // Detector is one deterministic rule for one failure mode.
 type Detector struct {
 	Name string // stable identifier, e.g. "repeated-tool-call"
-	Mode string // the taxonomy code it reports, e.g. "FM-1.3"
+	Mode string // the code it reports: a MAST mode ("FM-1.3") or a system failure ("SYS-1")
 	// Doc says, in its first sentence, what the detector finds; then what it
 	// looks for and its known blind spots.
 	Doc string
@@ -39,6 +49,7 @@ func (d *Detector) Summary() string {
 type Pass struct {
 	Trace    *trace.Trace
 	detector *Detector
+	facts    *facts // shared by every detector run over this trace
 	findings []trace.Finding
 }
 
@@ -49,17 +60,29 @@ func (p *Pass) Report(f trace.Finding) {
 	f.Source = Source
 	f.Detector = p.detector.Name
 	f.Verdict = trace.Present
-	f.Taxonomy = taxonomy.Version
+	_, f.Taxonomy, _ = taxonomy.Lookup(f.Mode)
 	f.Confidence = math.Round(f.Confidence*100) / 100
 	p.findings = append(p.findings, f)
 }
 
 // Revision is bumped whenever a detector's logic changes, so stored findings
 // made by an older set are recomputed.
-const Revision = 1
+const Revision = 2
 
-// All is every detector, in the order they run.
-var All = []*Detector{RepeatedToolCall, HarnessRetryLoop}
+// All is every detector, in the order they run: infrastructure first, then
+// MAST modes in taxonomy order.
+var All = []*Detector{
+	EmptyModelResponse, InfrastructureError, RateLimited, ContextOverflow,
+	ForbiddenFileRead, ForbiddenCommand, AnswerFormat,
+	RepeatedToolCall, RepeatedPlanUpdate, RepeatedMessage,
+	RepeatedKnownError, ForgottenResult,
+	HarnessRetryLoop, WorkAfterAnswer, StepLimit, StalledLoop,
+	ToolingDetour, OutsideDataDir,
+	AnnouncedActionMismatch, UnbackedPlanStep,
+	MissingAnswer, EarlyAnswer, AbortedTurn,
+	SkippedValidation,
+	IgnoredValidationFailure, UnbackedClaim, UnsupportedEvidence,
+}
 
 // Version identifies a detector set: the revision and the detectors' names.
 func Version(ds []*Detector) string {
@@ -77,8 +100,9 @@ func Version(ds []*Detector) string {
 func Run(t *trace.Trace, ds []*Detector) ([]trace.Finding, []error) {
 	var out []trace.Finding
 	var errs []error
+	shared := newFacts(t)
 	for _, d := range ds {
-		p := &Pass{Trace: t, detector: d}
+		p := &Pass{Trace: t, detector: d, facts: shared}
 		d.Run(p)
 		for _, f := range p.findings {
 			if err := f.CheckEvidence(t); err != nil {
@@ -125,6 +149,32 @@ func quoteFrom(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// lineAround returns a verbatim excerpt of at most n bytes of the line of
+// text holding offset at: from the line's start when the offset is near it,
+// else from the offset.
+func lineAround(text string, at, n int) string {
+	start := strings.LastIndexByte(text[:at], '\n') + 1
+	if at-start > n/2 {
+		start = at
+	}
+	line := text[start:]
+	if end := strings.IndexByte(line, '\n'); end >= 0 {
+		line = line[:end]
+	}
+	return quoteFrom(line, n)
+}
+
+// times says how often something happened: "once", "twice", "3 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}
 
 func plural(n int, one, many string) string {
 	if n == 1 {

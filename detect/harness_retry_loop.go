@@ -14,10 +14,15 @@ var HarnessRetryLoop = &Detector{
 	Doc: `The harness re-prompts the agent because its required output never appeared.
 It counts harness retry messages (ITBench Zero's "I don't see agent_output.json ..."), as marked at
 ingest. Two or more retries are reported; a single one only when the agent did nothing after it.
-Confidence is higher when the run still ends without the agent acting on the last retry, and the
-explanation says how many retries went without a single tool call in between.
-Blind spots: harnesses whose retry wording the ingest format does not recognise, and runs that
-stop on a step cap without any retry message.`,
+Confidence is 0.7, 0.85 with three retries or more, plus 0.1 when the run still ends without the
+agent acting on the last retry; the explanation says how many retries went without a single tool
+call in between.
+A run in which the agent never produced a step at all is not reported: retries around a model that
+never answered are an infrastructure failure (empty-model-response, SYS-1), not the agent ignoring a
+stop condition. A model that answered but never wrote its output is reported here, and its missing
+output by missing-answer (FM-3.1).
+Blind spots: harnesses whose retry wording the ingest format does not recognise, and runs that stop
+on a step cap without any retry message (see step-limit).`,
 	Run: runHarnessRetryLoop,
 }
 
@@ -29,7 +34,7 @@ func runHarnessRetryLoop(p *Pass) {
 			nudges = append(nudges, i)
 		}
 	}
-	if len(nudges) == 0 {
+	if len(nudges) == 0 || !p.facts.agentActed() {
 		return
 	}
 	last := nudges[len(nudges)-1]
@@ -83,6 +88,6 @@ func runHarnessRetryLoop(p *Pass) {
 		Quote:      quoteFrom(quote, 160),
 		Confidence: confidence,
 		Explanation: fmt.Sprintf("The harness had to re-prompt the agent %s because its required output was missing; %s, and %s.",
-			plural(len(nudges), "time", "times"), answered, ending),
+			times(len(nudges)), answered, ending),
 	})
 }

@@ -1,0 +1,98 @@
+package detect
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/faultline/faultline/trace"
+)
+
+// EmptyModelResponse finds SYS-1: the model was prompted and produced nothing.
+var EmptyModelResponse = &Detector{
+	Name: "empty-model-response",
+	Mode: "SYS-1",
+	Doc: `The model was prompted and produced nothing: no message, reasoning or tool call.
+Two shapes are reported. A run in which the agent never produced a single step although it was
+prompted (a request, harness retries) is one finding citing every prompt, confidence 0.95 when it
+was prompted more than once, 0.8 when once (a log cut short after the first prompt looks the same).
+In a run where the agent did act, a turn that came back empty shows as a prompt that follows another
+prompt with nothing from the agent in between, or as a harness retry nudge right after a tool result
+(the model was sent the result and said nothing, so the turn ended); the prompts after such turns
+are one finding at confidence 0.6.
+How this divides traces with harness-retry-loop (FM-1.5): a model that never answered is an
+infrastructure failure and only this detector reports it; every detector of agent behaviour stays
+silent on such a run. A model that answered but never produced its required output is the agent's
+failure (harness-retry-loop, missing-answer), and its empty turns are reported here too.
+Blind spots: a turn that produced only whitespace or an unparsed event is not told apart from a real
+step; an empty response after a tool result that a person, not the harness, answered is not
+reported, since a user may interrupt a turn; the last turn of a run, which nothing follows, is never
+seen to be empty.`,
+	Run: runEmptyModelResponse,
+}
+
+func runEmptyModelResponse(p *Pass) {
+	t := p.Trace
+	var prompts []int
+	for i := range t.Steps {
+		if isPrompt(&t.Steps[i]) {
+			prompts = append(prompts, i)
+		}
+	}
+	if len(prompts) == 0 {
+		return
+	}
+	if !p.facts.agentActed() {
+		conf := 0.8
+		if len(prompts) > 1 {
+			conf = 0.95
+		}
+		last := &t.Steps[prompts[len(prompts)-1]]
+		p.Report(trace.Finding{
+			Steps:      prompts,
+			Quote:      firstLine(last.Text, 160),
+			Confidence: conf,
+			Explanation: fmt.Sprintf("The model was prompted %s and never produced a message, reasoning or tool call; the run holds no agent behaviour to judge.",
+				times(len(prompts))),
+		})
+		return
+	}
+	var silent []int
+	for _, i := range prompts {
+		if before := lastMove(t, i); before >= 0 && (isPrompt(&t.Steps[before]) ||
+			(t.Steps[before].Kind == trace.KindToolResult && t.Steps[i].Type == trace.TypeRetryNudge)) {
+			silent = append(silent, i)
+		}
+	}
+	if len(silent) == 0 {
+		return
+	}
+	where := "step " + joinInts(silent)
+	if len(silent) > 1 {
+		where = "steps " + joinInts(silent)
+	}
+	p.Report(trace.Finding{
+		Steps:       silent,
+		Quote:       firstLine(t.Steps[silent[0]].Text, 160),
+		Confidence:  0.6,
+		Explanation: fmt.Sprintf("The model was prompted again at %s after a turn in which it produced nothing at all: no message, reasoning or tool call.", where),
+	})
+}
+
+// lastMove returns the last step before i that moved the conversation on (a
+// step of the agent, a prompt or a tool result, not a harness event), or -1.
+func lastMove(t *trace.Trace, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if s := &t.Steps[j]; isAgentStep(s) || isPrompt(s) || s.Kind == trace.KindToolResult {
+			return j
+		}
+	}
+	return -1
+}
+
+// firstLine returns the first non-empty line of s, clipped to n bytes, as a
+// quote.
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	line, _, _ := strings.Cut(s, "\n")
+	return quoteFrom(line, n)
+}

@@ -1,0 +1,32 @@
+package detect
+
+import "testing"
+
+func TestUnsupportedEvidence(t *testing.T) {
+	answer := func(evidence string) string {
+		return `call shell {"command":["bash","-lc","cat > agent_output.json <<'EOF'\n{\"entities\": [{\"name\": \"otel-demo/ConfigMap/flagd-config\", \"contributing_factor\": true, \"reasoning\": \"r\", \"evidence\": \"` + evidence + `\"}], \"propagations\": [], \"alerts_explained\": []}\nEOF"]} => `
+	}
+	const spec = `call mcp__srv__k8s_spec_change_analysis {"file":"/data/snap/7/objects.tsv"} => flagd-config changed at 2026-01-20 14:02:11; error ratio 0.096; log: GetAds failed: flag adFailure is on`
+	runCases(t, UnsupportedEvidence, []detCase{
+		{name: "everything cited was seen", trace: build(zeroTask, `user go`, spec, answer(`Changed at 14:02:11; errors 9.6% ('GetAds failed: flag adFailure is on').`))},
+		{name: "a quoted log line no tool printed", trace: build(zeroTask, `user go`, spec, answer(`Logs say 'flagd rejected the update request'.`)),
+			want: [][]int{{3}}, quote: "flagd rejected the update request", conf: 0.65},
+		{name: "two values no tool printed", trace: build(zeroTask, `user go`, spec, answer(`Changed at 14:07:45 with ratio 0.731.`)),
+			want: [][]int{{3}}, quote: "14:07:45", conf: 0.75},
+		{name: "one stray value is tolerated", trace: build(zeroTask, `user go`, spec, answer(`Changed at 14:07:45.`))},
+		{name: "hedged values are not checked", trace: build(zeroTask, `user go`, spec, answer(`Changed around 14:07:45 with ratio about 0.731.`))},
+		{name: "a cause no tool ever named", trace: build(zeroTask, `user go`, `call mcp__srv__alerts {} => frontend errors`, answer(`Alerts.`)),
+			want: [][]int{{3}}, quote: "otel-demo/ConfigMap/flagd-config", conf: 0.75},
+		{name: "printed in the final message instead of written", trace: build(zeroTask, `user go`, spec,
+			`final Root cause found.\n{"entities": [{"name": "otel-demo/ConfigMap/flagd-config", "contributing_factor": true, "evidence": "Seen 'a line nobody ever printed' at 14:02:11"}]}`),
+			want: [][]int{{3}}, quote: "a line nobody ever printed"},
+		{name: "a quotation in the final message's prose", trace: build(zeroTask, `user go`, spec, answer(`Changed at 14:02:11.`),
+			`final Root cause: flagd-config. The ad logs say 'flagd rejected the update request', and the frontend's calls fail.`),
+			want: [][]int{{3, 5}}, quote: "flagd rejected the update request", conf: 0.65},
+		{name: "apostrophes are not quotation marks", trace: build(zeroTask, `user go`, spec, answer(`Changed at 14:02:11.`),
+			`final The container's memory limit fell to 20Mi, below what the frontend's calls need.`)},
+		{name: "the diagnosis pasted into the final message is data, not a quotation", trace: build(zeroTask, `user go`, spec, answer(`Changed at 14:02:11.`),
+			"final Done.\n```json\n{\"entities\": [{\"reasoning\": \"an unquoted sentence of several words\"}]}\n```")},
+		{name: "no diagnosis, nothing to check", trace: build(`user go`, `final The answer is 0.731 at 14:07:45.`)},
+	})
+}
