@@ -1,4 +1,4 @@
-package main
+package synth
 
 import "time"
 
@@ -15,7 +15,7 @@ const (
 func cohort() []run {
 	a, b := incident101, incident102
 	runs := []run{
-		{model: alpha, sc: a, trial: 1, answer: alpha101, steps: []step{
+		{model: alpha, sc: a, trial: 1, answer: jsonAnswer(alpha101), steps: []step{
 			plan("Inventory the snapshot, line the alerts up with recent changes, then confirm with logs and traces.", 0,
 				"List the snapshot", "Summarise the alerts", "Find what changed before the first error", "Confirm with logs and traces", "Write and validate agent_output.json").
 				thinking("Offline RCA on a snapshot. Start with an inventory before picking tools."),
@@ -30,7 +30,7 @@ func cohort() []run {
 			validate(),
 			say(alphaFinal101),
 		}},
-		{model: alpha, sc: a, trial: 2, answer: alpha101, steps: []step{
+		{model: alpha, sc: a, trial: 2, answer: jsonAnswer(alpha101), steps: []step{
 			a.do("ls").thinking("List the snapshot first."),
 			a.do("alerts"),
 			a.do("ad-logs").thinking("Two service alerts and one on the load generator. ad has the higher error ratio; read its errors."),
@@ -41,7 +41,7 @@ func cohort() []run {
 			validate(),
 			say(alphaFinal101),
 		}},
-		{model: alpha, sc: b, trial: 1, answer: alpha102, steps: []step{
+		{model: alpha, sc: b, trial: 1, answer: jsonAnswer(alpha102), steps: []step{
 			plan("Inventory, alerts, then find why checkout restarts.", 0,
 				"List the snapshot", "Summarise the alerts", "Find why checkout restarts", "Write and validate agent_output.json").
 				thinking("Start with an inventory of the snapshot."),
@@ -58,45 +58,51 @@ func cohort() []run {
 			validate(),
 			say(alphaFinal102),
 		}},
-		{model: alpha, sc: b, trial: 2, answer: alpha102, steps: []step{
+		{model: alpha, sc: b, trial: 2, answer: jsonAnswer(alpha102), plants: []plant{
+			{fm13, "identical-call", "event_analysis run again with the same arguments and output: a benign re-check in a successful run"},
+		}, steps: []step{
 			b.do("ls").thinking("List the snapshot first."),
 			b.do("alerts"),
-			b.do("events").thinking("A critical restart burst on checkout. Events first."),
+			b.do("events").thinking("A critical restart burst on checkout. Events first.").mark(fm13),
 			b.do("memory").thinking("BackOff right after a rollout. Memory is the usual suspect; compare usage with limits."),
 			// The planted repetition: a benign re-check, as strong models do.
-			b.do("events").thinking("The new pod sits at its 20Mi limit. Re-read the events to be sure the restarts go on to the end of the window."),
+			b.do("events").thinking("The new pod sits at its 20Mi limit. Re-read the events to be sure the restarts go on to the end of the window.").mark(fm13),
 			b.do("changes").thinking("Still restarting at 09:21:58. Confirm the limit change in the spec."),
 			patch(),
 			validate(),
 			say(alphaFinal102),
 		}},
 
-		{model: beta, sc: a, trial: 1, answer: beta101, steps: []step{
+		{model: beta, sc: a, trial: 1, answer: jsonAnswer(beta101), plants: []plant{
+			{fm13, "identical-call", "the same log_analysis query for ad three times, with the same output"},
+		}, steps: []step{
 			plan("Check alerts, then the service with the most errors.", 0, "Look at the data", "Find the failing service", "Write agent_output.json").
 				thinking("I need to find the root cause from the snapshot."),
 			a.do("ls"),
 			a.do("alerts"),
-			a.do("ad-logs").thinking("ad has the highest error ratio. Read its logs."),
+			a.do("ad-logs").thinking("ad has the highest error ratio. Read its logs.").mark(fm13),
 			a.do("error-ratio"),
-			a.do("ad-logs").thinking("The error ratio jumps at 14:02. Look at ad's errors again."),
+			a.do("ad-logs").thinking("The error ratio jumps at 14:02. Look at ad's errors again.").mark(fm13),
 			a.do("events").thinking("ad returns UNAVAILABLE. Did its pods crash?"),
-			a.do("ad-logs").thinking("No warnings and no crashes. The ad logs are the strongest evidence I have; go over them once more."),
+			a.do("ad-logs").thinking("No warnings and no crashes. The ad logs are the strongest evidence I have; go over them once more.").mark(fm13),
 			patch().thinking("ad is failing its own GetAds calls, so ad is the root cause and the frontend is impacted."),
 			validate(),
 			say(betaFinal101),
 		}},
-		{model: beta, sc: a, trial: 2, answer: beta101, steps: []step{
+		{model: beta, sc: a, trial: 2, answer: jsonAnswer(beta101), plants: []plant{
+			{fm13, "identical-call", "get_trace_error_tree twice with the same pivot and output"},
+		}, steps: []step{
 			a.do("ls").thinking("Look at the data first."),
 			a.do("alerts"),
 			a.do("frontend-logs").thinking("The frontend is user facing; start from its errors."),
-			a.do("traces").thinking("The frontend fails to get ads. Follow the call into ad."),
+			a.do("traces").thinking("The frontend fails to get ads. Follow the call into ad.").mark(fm13),
 			a.do("ad-logs").thinking("All errors originate in ad. Read ad's logs."),
-			a.do("traces").thinking("Confirm the error tree once more before writing."),
+			a.do("traces").thinking("Confirm the error tree once more before writing.").mark(fm13),
 			patch(),
 			validate(),
 			say(betaFinal101),
 		}},
-		{model: beta, sc: b, trial: 1, answer: beta102, steps: []step{
+		{model: beta, sc: b, trial: 1, answer: jsonAnswer(beta102), steps: []step{
 			plan("Read the alerts, then events and changes.", 0, "Read the alerts", "Check events and changes", "Write agent_output.json").
 				thinking("Start with the alerts."),
 			b.do("missing-alerts"),
@@ -108,11 +114,13 @@ func cohort() []run {
 			validate(),
 			say(betaFinal102),
 		}},
-		{model: beta, sc: b, trial: 2, answer: beta102, steps: []step{
+		{model: beta, sc: b, trial: 2, answer: jsonAnswer(beta102), plants: []plant{
+			{fm13, "identical-call", "event_analysis twice in a row, with the same output"},
+		}, steps: []step{
 			b.do("ls").thinking("Look at the data first."),
 			b.do("alerts"),
-			b.do("events").thinking("checkout is restarting. Check the events."),
-			b.do("events").thinking("Check the events again for the checkout pod."),
+			b.do("events").thinking("checkout is restarting. Check the events.").mark(fm13),
+			b.do("events").thinking("Check the events again for the checkout pod.").mark(fm13),
 			b.do("memory").thinking("BackOff after a rollout. Check memory."),
 			b.do("changes").thinking("checkout is at its limit. Did the limit change?"),
 			patch(),
@@ -121,29 +129,35 @@ func cohort() []run {
 		}},
 
 		// gamma never thinks aloud, like models whose reasoning the API keeps hidden.
-		{model: gamma, sc: a, trial: 1, steps: []step{
+		{model: gamma, sc: a, trial: 1, plants: []plant{
+			{fm15, "harness-retries", "five harness retries, answered with a promise or with nothing, never with a tool call"},
+			{ModeSystem, "empty-turn", "three model turns that produce nothing at all, two of them answered by a harness retry"},
+			{fm31, "no-answer-file", "the run ends without agent_output.json, after a single tool call"},
+		}, steps: []step{
 			a.do("ls"),
 			say("The snapshot contains alerts, events, logs, metrics and traces. Next I will analyze the alerts to find the root cause."),
-			nudge(),
+			nudge().mark(fm15),
 			say("Understood. I will continue the investigation and create agent_output.json."),
-			nudge(),
-			idle(),
-			nudge(),
-			say("Continuing with the alert analysis."),
-			nudge(),
-			idle(),
-			nudge(),
-			idle(),
+			nudge().mark(fm15),
+			idle().mark(ModeSystem),
+			nudge().mark(fm15),
+			say("Continuing with the alert analysis.").mark(fm31),
+			nudge().mark(fm15),
+			idle().mark(ModeSystem),
+			nudge().mark(fm15),
+			idle().mark(ModeSystem).mark(fm31),
 		}},
-		{model: gamma, sc: a, trial: 2, answer: gamma101, steps: []step{
+		{model: gamma, sc: a, trial: 2, answer: jsonAnswer(gamma101), plants: []plant{
+			{fm32, "no-validation", "writes agent_output.json and stops without the jq check the task asks for"},
+		}, steps: []step{
 			a.do("ls"),
 			a.do("alerts"),
 			a.do("loadgen-cpu"),
 			a.do("frontend-logs"),
-			patch(),
-			say("I created agent_output.json. The load generator is overloading the application."),
+			patch().mark(fm32),
+			say("I created agent_output.json. The load generator is overloading the application.").mark(fm32),
 		}},
-		{model: gamma, sc: b, trial: 1, answer: gamma102wrong, steps: []step{
+		{model: gamma, sc: b, trial: 1, answer: jsonAnswer(gamma102wrong), steps: []step{
 			b.do("ls"),
 			b.do("alerts"),
 			b.do("valkey-memory"),
@@ -152,7 +166,7 @@ func cohort() []run {
 			validate(),
 			say("agent_output.json is written. valkey-cart is running out of memory, which breaks checkout."),
 		}},
-		{model: gamma, sc: b, trial: 2, answer: gamma102right, steps: []step{
+		{model: gamma, sc: b, trial: 2, answer: jsonAnswer(gamma102right), steps: []step{
 			b.do("ls"),
 			b.do("alerts"),
 			b.do("events"),
@@ -185,33 +199,6 @@ const (
 	betaFinal102 = "I have written the diagnosis to agent_output.json. The checkout Deployment is the root cause: its new revision has a 20Mi memory limit and its pod keeps restarting, so the frontend cannot place orders."
 )
 
-// diagnosis is the content of agent_output.json, in the schema AGENTS.md asks for.
-type diagnosis struct {
-	Entities     []entity      `json:"entities"`
-	Propagations []propagation `json:"propagations"`
-	Alerts       []alertNote   `json:"alerts_explained"`
-}
-
-type entity struct {
-	Name      string `json:"name"`
-	Cause     bool   `json:"contributing_factor"`
-	Reasoning string `json:"reasoning"`
-	Evidence  string `json:"evidence"`
-}
-
-type propagation struct {
-	Source    string `json:"source"`
-	Target    string `json:"target"`
-	Condition string `json:"condition"`
-	Effect    string `json:"effect"`
-}
-
-type alertNote struct {
-	Alert       string `json:"alert"`
-	Explanation string `json:"explanation"`
-	Explained   bool   `json:"explained"`
-}
-
 // Right: the ConfigMap first, the victims and the red herring after it.
 var alpha101 = &diagnosis{
 	Entities: []entity{
@@ -220,13 +207,13 @@ var alpha101 = &diagnosis{
 			"k8s_spec_change_analysis: data[demo.flagd.json].flags.adFailure.defaultVariant off -> on at 14:02:11. ad logs: 404 x 'flag adFailure is on, returning UNAVAILABLE' from 14:02:31, 14 x 'flag configuration changed' at 14:02:14."},
 		{"otel-demo/Service/ad", false,
 			"ad is where the errors surface, but it fails only the calls the flag tells it to fail; its Deployment did not change and its pods did not restart.",
-			"GrpcServerErrorRatioHigh from 14:05:40; GetAds error ratio 0.000 before 14:02, 0.097 after (peak 0.121); no Warning events; no spec change to Deployment/ad."},
+			"GrpcServerErrorRatioHigh from 14:05:40: 9.7% of GetAds calls fail; its errors all quote the flag; no spec change to Deployment/ad."},
 		{"otel-demo/Service/frontend", false,
 			"frontend passes the failed GetAds calls on to users as upstream errors.",
-			"FrontendUpstreamErrors from 14:07:10; 377 x 'failed to get ads: 14 UNAVAILABLE'; trace edge frontend -> ad error rate 0.0 -> 0.096, every other edge clean."},
+			"FrontendUpstreamErrors from 14:07:10: 4.1% of requests end with an upstream gRPC error, starting after ad's first errors."},
 		{"otel-demo/Deployment/load-generator", false,
 			"Its CPU throttling began at 13:41 when LOCUST_USERS went from 10 to 25, twenty minutes before the first error, and more load cannot make ad answer UNAVAILABLE. Unrelated.",
-			"CPUThrottlingElevated from 13:41:00; throttled ratio 0.04 -> 0.38; LOCUST_USERS 10 -> 25 at 13:40:50."},
+			"CPUThrottlingElevated from 13:41:00, 38% of CPU periods throttled; LOCUST_USERS 10 -> 25 at 13:40:50."},
 	},
 	Propagations: []propagation{
 		{"otel-demo/ConfigMap/flagd-config", "otel-demo/Service/ad", "adFailure defaultVariant set to on", "ad rejects about 10% of GetAds calls with UNAVAILABLE"},
@@ -245,10 +232,10 @@ var beta101 = &diagnosis{
 	Entities: []entity{
 		{"otel-demo/Deployment/ad", true,
 			"Every failing span originates in ad, and ad's own logs show it returning UNAVAILABLE for GetAds. The ad service is failing.",
-			"404 ad ERROR logs 'GetAds failed ... returning UNAVAILABLE' from 14:02:31; GetAds error ratio 0.097; GrpcServerErrorRatioHigh."},
+			"404 ad ERROR logs 'GetAds failed for context keys=<*>: flag adFailure is on, returning UNAVAILABLE' from 14:02:31; GrpcServerErrorRatioHigh: 9.7% of GetAds calls fail."},
 		{"otel-demo/Service/frontend", false,
 			"frontend calls ad and shows its failures to users.",
-			"FrontendUpstreamErrors; 377 'failed to get ads' errors; frontend error ratio 0.041."},
+			"FrontendUpstreamErrors: 4.1% of requests end with an upstream gRPC error."},
 	},
 	Propagations: []propagation{
 		{"otel-demo/Deployment/ad", "otel-demo/Service/frontend", "ad returns UNAVAILABLE", "frontend requests fail"},
@@ -290,7 +277,7 @@ var alpha102 = &diagnosis{
 			"ContainerRestartBurst from 09:19:20; 14 BackOff events; restartCount 7."},
 		{"otel-demo/Service/frontend", false,
 			"Orders fail because checkout refuses connections while its pod restarts.",
-			"FrontendUpstreamErrors from 09:20:05; 212 x 'could not place order ... connection refused' from 09:15:03; readiness probe 503."},
+			"FrontendUpstreamErrors from 09:20:05: 6.3% of requests end with an upstream gRPC error; its readiness probe failed with 503."},
 		{"otel-demo/Pod/valkey-cart-6c8b7f9d4-p8r2n", false,
 			"Its memory has been steady at 83% of its limit since before the rollout, with no restarts. Unrelated.",
 			"MemoryWorkingSetHigh from 08:50:00; working set 106.1Mi before 09:14 and 106.4Mi after."},

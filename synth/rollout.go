@@ -1,8 +1,10 @@
-package main
+package synth
 
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -20,12 +22,27 @@ const (
 
 // run is one simulated Zero run: a model working one scenario, one trial.
 type run struct {
-	model  string
-	sc     *scenario
-	trial  int
-	start  time.Time
-	answer *diagnosis // what the run writes to agent_output.json; nil if it never writes one
+	model string
+	sc    *scenario
+	trial int
+	start time.Time
+	// salt is mixed into the session and call ids, so that corpora of
+	// different seeds never share an id; the examples have none.
+	salt string
+	// answer is what the run writes to agent_output.json, exactly; empty if
+	// it never writes one. It need not be valid JSON.
+	answer string
 	steps  []step
+	// plants describes each mode planted in the run; the steps that carry
+	// it are marked with its code.
+	plants []plant
+}
+
+// plant is a failure mode put into a run on purpose.
+type plant struct {
+	mode    string // a taxonomy code, or ModeSystem
+	variant string // which way it was planted, e.g. "identical-call"
+	how     string // what the run does, in one sentence
 }
 
 func (r *run) key() string { return fmt.Sprintf("%s/%s/%d", r.model, r.sc.id, r.trial) }
@@ -40,7 +57,7 @@ func (r *run) cwd() string { return "/home/zero/runs/" + r.key() }
 // id is the session id: a UUIDv7, like the CLI's, whose time is the start
 // of the run and whose random bits come from the run's name.
 func (r *run) id() string {
-	h := sha256.Sum256([]byte(r.key()))
+	h := sha256.Sum256([]byte(r.salt + r.key()))
 	var u [16]byte
 	ms := uint64(r.start.UnixMilli())
 	for i := range 6 {
@@ -58,10 +75,10 @@ func (r *run) rolloutPath() string {
 }
 
 func (r *run) answerJSON() string {
-	if r.answer == nil {
+	if r.answer == "" {
 		panic(r.key() + " writes no " + answerFile)
 	}
-	return strings.TrimSuffix(string(indentJSON(r.answer)), "\n")
+	return r.answer
 }
 
 // agentsMD is the task prompt Zero puts in the run directory; the CLI sends
@@ -119,9 +136,10 @@ const (
 	doCall     action = iota // call a tool and read its result
 	doSay                    // write a message; without a tool call, this ends the model's turn
 	doIdle                   // a turn in which the model produces nothing at all
-	doPatch                  // apply_patch adding agent_output.json with the run's diagnosis
+	doPatch                  // apply_patch adding agent_output.json with the run's answer
 	doBadPatch               // the same call with its arguments cut short, which the CLI cannot parse
 	doValidate               // check agent_output.json with jq, as the task demands
+	doAbort                  // a turn the CLI aborts before the model answers
 	doNudge                  // the harness's retry prompt, sent when a turn ended without the answer file
 )
 
@@ -130,13 +148,46 @@ const (
 type step struct {
 	act   action
 	think string
-	text  string // doSay
-	call  call   // doCall
+	// text is the message of doSay; on a call, a message the model writes
+	// before making the call in the same turn.
+	text  string
+	call  call // doCall
+	marks []mark
 }
+
+// mark says that a step carries a planted mode, and which of the trace
+// steps it turns into is the planted location.
+type mark struct {
+	mode string
+	at   part
+}
+
+// part names one of the trace steps a script step becomes.
+type part int
+
+const (
+	atAction part = iota // the call, the message, the nudge, the abort (for an idle turn: the step after it)
+	atThink              // the reasoning summary
+	atText               // the message written before a call
+)
 
 // thinking gives the step's turn a reasoning summary.
 func (s step) thinking(text string) step {
 	s.think = text
+	return s
+}
+
+// saying makes the model write text before the step's call, in the same turn.
+func (s step) saying(text string) step {
+	s.text = text
+	return s
+}
+
+// mark marks the step's action as a location of the planted mode.
+func (s step) mark(mode string) step { return s.markAt(mode, atAction) }
+
+func (s step) markAt(mode string, at part) step {
+	s.marks = append(append([]mark(nil), s.marks...), mark{mode, at})
 	return s
 }
 
@@ -146,6 +197,7 @@ func idle() step           { return step{act: doIdle} }
 func patch() step          { return step{act: doPatch} }
 func truncatedPatch() step { return step{act: doBadPatch} }
 func validate() step       { return step{act: doValidate} }
+func abort() step          { return step{act: doAbort} }
 func nudge() step          { return step{act: doNudge} }
 
 // call is a tool call as the rollout records it: the arguments the model
@@ -205,19 +257,28 @@ func plan(explanation string, current int, items ...string) step {
 	})
 }
 
-// patchCall writes content to agent_output.json with apply_patch, the way
-// the CLI's patch tool takes a new file: every line prefixed with "+".
-func patchCall(content string) call {
+// addFile is an apply_patch call creating a file, the way the CLI's patch
+// tool takes a new file: every line prefixed with "+".
+func addFile(name, content string) call {
 	var b strings.Builder
-	b.WriteString("*** Begin Patch\n*** Add File: " + answerFile + "\n")
+	b.WriteString("*** Begin Patch\n*** Add File: " + name + "\n")
 	for line := range strings.SplitSeq(content, "\n") {
 		b.WriteString("+" + line + "\n")
 	}
 	b.WriteString("*** End Patch")
+	return patchCall(b.String(), "A "+name)
+}
+
+// updateFile is an apply_patch call replacing the line old of a file by new.
+func updateFile(name, old, new string) call {
+	return patchCall("*** Begin Patch\n*** Update File: "+name+"\n@@\n-"+old+"\n+"+new+"\n*** End Patch", "M "+name)
+}
+
+func patchCall(body, changed string) call {
 	return call{
 		name: "apply_patch",
-		args: compactJSON(obj{{"input", b.String()}}),
-		out:  shellOutput("Success. Updated the following files:\nA "+answerFile+"\n", 0, 0.1),
+		args: compactJSON(obj{{"input", body}}),
+		out:  shellOutput("Success. Updated the following files:\n"+changed+"\n", 0, 0.1),
 		took: 0.1,
 	}
 }
@@ -233,7 +294,10 @@ type usage struct {
 }
 
 // writer renders a run as a rollout file, one event per line, on a clock
-// that advances by made-up but plausible latencies.
+// that advances by made-up but plausible latencies. It also numbers the
+// trace steps as faultline's Codex ingest will (one per message, reasoning
+// summary, call, result or aborted turn; none for turn contexts and token
+// counts), which is how the planted locations get their indices.
 type writer struct {
 	r       *run
 	now     time.Time
@@ -242,10 +306,21 @@ type writer struct {
 	context int // tokens the model reads at its next turn
 	cached  int // of those, the prefix it already read at its last turn
 	total   usage
+	steps   int              // trace steps written so far
+	planted map[string][]int // mode → the trace steps it was planted at
+	pending []mark           // marks of an idle turn, waiting for the next step
 }
 
-func writeRollout(r *run) []byte {
-	w := &writer{r: r, now: r.start, context: 2600 + tokens(r.agentsMD())}
+// rollout is a run rendered: the file, how many steps faultline will see in
+// it, and where each mode was planted.
+type rollout struct {
+	data    []byte
+	steps   int
+	planted map[string][]int
+}
+
+func writeRollout(r *run) rollout {
+	w := &writer{r: r, now: r.start, context: 2600 + tokens(r.agentsMD()), planted: map[string][]int{}}
 	w.tick(30 * time.Millisecond)
 	w.event("session_meta", obj{
 		{"id", r.id()}, {"timestamp", stamp(r.start)}, {"cwd", r.cwd()}, {"originator", "codex_exec"},
@@ -261,13 +336,17 @@ func writeRollout(r *run) []byte {
 	for _, s := range r.steps {
 		w.step(s)
 	}
-	return w.buf.Bytes()
+	// An idle turn at the very end is located at the last step before it.
+	for _, m := range w.pending {
+		w.planted[m.mode] = append(w.planted[m.mode], w.steps-1)
+	}
+	return rollout{data: w.buf.Bytes(), steps: w.steps, planted: w.planted}
 }
 
 func (w *writer) step(s step) {
 	if s.act == doNudge {
 		w.tick(600 * time.Millisecond)
-		w.user(nudgeText)
+		w.locate(s, atAction, w.user(nudgeText))
 		return
 	}
 	w.tick(250 * time.Millisecond)
@@ -282,50 +361,110 @@ func (w *writer) step(s step) {
 		w.tick(latency(reasoning))
 		w.event("event_msg", obj{{"type", "agent_reasoning"}, {"text", s.think}})
 		w.event("response_item", obj{{"type", "reasoning"}, {"summary", []obj{{{"type", "summary_text"}, {"text", s.think}}}}, {"content", nil}})
+		w.locate(s, atThink, w.next())
 	}
 	switch s.act {
 	case doSay:
 		w.tick(latency(tokens(s.text)))
-		w.event("event_msg", obj{{"type", "agent_message"}, {"message", s.text}})
-		w.event("response_item", obj{{"type", "message"}, {"role", "assistant"}, {"content", []obj{{{"type", "output_text"}, {"text", s.text}}}}})
+		w.locate(s, atAction, w.agentMessage(s.text))
 		w.count(reasoning, tokens(s.text))
 	case doIdle:
 		w.tick(latency(0))
 		w.count(reasoning, 0)
+		w.pending = append(w.pending, s.marks...)
+	case doAbort:
+		w.tick(100 * time.Millisecond)
+		w.event("event_msg", obj{{"type", "turn_aborted"}, {"reason", "interrupted"}})
+		w.locate(s, atAction, w.next())
 	default:
 		c := w.resolve(s)
+		written := 0
+		if s.text != "" {
+			w.tick(latency(tokens(s.text)))
+			w.locate(s, atText, w.agentMessage(s.text))
+			written = tokens(s.text)
+		}
 		w.calls++
 		id := w.callID()
 		w.tick(latency(tokens(c.args)))
 		w.event("response_item", obj{{"type", "function_call"}, {"name", c.name}, {"arguments", c.args}, {"call_id", id}})
-		w.count(reasoning, tokens(c.args))
+		w.locate(s, atAction, w.next())
+		w.count(reasoning, written+tokens(c.args))
 		w.tick(time.Duration(c.took * float64(time.Second)))
 		w.event("response_item", obj{{"type", "function_call_output"}, {"call_id", id}, {"output", c.out}})
+		w.next()
 		w.context += tokens(c.out)
 	}
 }
 
-// resolve turns the steps that depend on the run's diagnosis into calls.
+// next numbers a trace step just written. A mark left by an idle turn
+// locates at the first step after it.
+func (w *writer) next() int {
+	i := w.steps
+	w.steps++
+	for _, m := range w.pending {
+		w.planted[m.mode] = append(w.planted[m.mode], i)
+	}
+	w.pending = nil
+	return i
+}
+
+// locate records trace step i as a planted location of every mode that
+// step s marks at part at.
+func (w *writer) locate(s step, at part, i int) {
+	for _, m := range s.marks {
+		if m.at == at {
+			w.planted[m.mode] = append(w.planted[m.mode], i)
+		}
+	}
+}
+
+// resolve turns the steps that depend on the run's answer into calls.
 func (w *writer) resolve(s step) call {
 	switch s.act {
 	case doPatch:
-		return patchCall(w.r.answerJSON())
+		return addFile(answerFile, w.r.answerJSON())
 	case doBadPatch:
 		// A model that runs out of output mid-call leaves arguments the CLI
 		// cannot parse; it says so in the output, and nothing is written.
-		c := patchCall(w.r.answerJSON())
+		c := addFile(answerFile, w.r.answerJSON())
 		c.args = c.args[:len(c.args)*2/5]
 		c.out = fmt.Sprintf("failed to parse function arguments: EOF while parsing a string at line 1 column %d", len(c.args))
 		return c
 	case doValidate:
-		return shell("jq -e '.entities | length' "+answerFile, fmt.Sprintf("%d\n", len(w.r.answer.Entities)), 0, 0.1)
+		return jqCheck(w.r.answerJSON())
 	}
 	return s.call
 }
 
+// jqCheck is the check the task asks for, run on answer: jq prints the
+// number of entities, or fails as jq 1.7 does on a file it cannot parse.
+func jqCheck(answer string) call {
+	const cmd = "jq -e '.entities | length' " + answerFile
+	var d struct {
+		Entities []json.RawMessage `json:"entities"`
+	}
+	err := json.Unmarshal([]byte(answer), &d)
+	var syn *json.SyntaxError
+	switch {
+	case err == nil:
+		return shell(cmd, fmt.Sprintf("%d\n", len(d.Entities)), 0, 0.1)
+	case errors.As(err, &syn):
+		before := answer[:syn.Offset]
+		line, col := strings.Count(before, "\n")+1, len(before)-strings.LastIndex(before, "\n")-1
+		what := "Expected separator between values"
+		if int(syn.Offset) >= len(answer) {
+			what = "Unfinished JSON term at EOF"
+		}
+		return shell(cmd, fmt.Sprintf("jq: parse error: %s at line %d, column %d\n", what, line, col), 2, 0.1)
+	default:
+		panic(fmt.Sprintf("answer is JSON of the wrong shape: %v", err))
+	}
+}
+
 func (w *writer) callID() string {
 	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	h := sha256.Sum256(fmt.Appendf(nil, "%s#%d", w.r.key(), w.calls))
+	h := sha256.Sum256(fmt.Appendf(nil, "%s%s#%d", w.r.salt, w.r.key(), w.calls))
 	id := make([]byte, 24)
 	for i := range id {
 		id[i] = alphabet[int(h[i])%len(alphabet)]
@@ -334,15 +473,25 @@ func (w *writer) callID() string {
 }
 
 // user records a message the user (or the harness) typed: the response
-// item and the event the CLI mirrors it with.
-func (w *writer) user(text string) {
-	w.userItem(text)
+// item and the event the CLI mirrors it with, one trace step.
+func (w *writer) user(text string) int {
+	i := w.userItem(text)
 	w.event("event_msg", obj{{"type", "user_message"}, {"message", text}, {"images", []string{}}})
+	return i
 }
 
-func (w *writer) userItem(text string) {
+func (w *writer) userItem(text string) int {
 	w.event("response_item", obj{{"type", "message"}, {"role", "user"}, {"content", []obj{{{"type", "input_text"}, {"text", text}}}}})
 	w.context += tokens(text)
+	return w.next()
+}
+
+// agentMessage records a message of the model: the event for the UI and the
+// response item, one trace step.
+func (w *writer) agentMessage(text string) int {
+	w.event("event_msg", obj{{"type", "agent_message"}, {"message", text}})
+	w.event("response_item", obj{{"type", "message"}, {"role", "assistant"}, {"content", []obj{{{"type", "output_text"}, {"text", text}}}}})
+	return w.next()
 }
 
 // count records a turn's token usage: it read the whole context (all but
