@@ -33,7 +33,7 @@ var codexTypes = map[string]bool{
 
 // Sniff accepts content whose first lines are rollout events.
 func (Codex) Sniff(head []byte) bool {
-	if firstByte(head) != '{' {
+	if FirstByte(head) != '{' {
 		return false
 	}
 	for _, line := range firstLines(head, 3) {

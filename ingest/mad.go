@@ -42,7 +42,7 @@ func (MAD) Name() string { return "mad" }
 // and may hold NaN.
 func (MAD) Sniff(head []byte) bool {
 	depth := 0
-	switch firstByte(head) {
+	switch FirstByte(head) {
 	case '[':
 		depth = 2
 	case '{':
@@ -146,7 +146,7 @@ func (r *madReader) record(raw json.RawMessage, ids map[string]bool) *trace.Trac
 	t.SetMeta("mad_trace_id", traceID)
 
 	var split madSplit
-	switch firstByte(rec.Trace) {
+	switch FirstByte(rec.Trace) {
 	case '"':
 		split = splitMADTrajectory(rec.Trace, rec.MASName, rec.BenchmarkName)
 	case '{':
@@ -161,7 +161,7 @@ func (r *madReader) record(raw json.RawMessage, ids map[string]bool) *trace.Trac
 		r.report(r.line, Error, "no trace; record skipped")
 		return nil
 	default:
-		r.report(r.line, Error, `field "trace" should be a string or an object, found %s; record skipped`, jsonKind(rec.Trace))
+		r.report(r.line, Error, `field "trace" should be a string or an object, found %s; record skipped`, JSONKind(rec.Trace))
 		return nil
 	}
 	t.Task = split.task
@@ -194,10 +194,10 @@ func (r *madReader) scalar(field string, raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", true
 	}
-	if s, ok := looseText(raw); ok && firstByte(raw) != '[' {
+	if s, ok := looseText(raw); ok && FirstByte(raw) != '[' {
 		return s, true
 	}
-	r.report(r.line, Error, "field %q should be a string or a number, found %s; record skipped", field, jsonKind(raw))
+	r.report(r.line, Error, "field %q should be a string or a number, found %s; record skipped", field, JSONKind(raw))
 	return "", false
 }
 
@@ -272,12 +272,12 @@ func (r *madReader) judgeLabels(raw json.RawMessage, labels *madLabels) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return
 	}
-	if s, ok := looseText(raw); ok && firstByte(raw) == '"' {
+	if s, ok := looseText(raw); ok && FirstByte(raw) == '"' {
 		raw = sanitizeJSON([]byte(s))
 	}
 	var codes map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &codes); err != nil {
-		r.report(r.line, Error, `field "mast_annotation" should be an object of codes, found %s; labels skipped`, jsonKind(raw))
+		r.report(r.line, Error, `field "mast_annotation" should be an object of codes, found %s; labels skipped`, JSONKind(raw))
 		return
 	}
 	// Taxonomy order first, so findings come out the same on every run.
@@ -334,7 +334,7 @@ func madCodeRank(key string) int {
 // as spreadsheet exports write them.
 func madVerdict(raw json.RawMessage) (v trace.Verdict, answered bool, err error) {
 	text := strings.TrimSpace(string(raw))
-	if s, ok := looseText(raw); ok && firstByte(raw) == '"' {
+	if s, ok := looseText(raw); ok && FirstByte(raw) == '"' {
 		text = strings.TrimSpace(s)
 	}
 	switch strings.ToLower(text) {
@@ -462,25 +462,6 @@ func errorLineInRecord(raw json.RawMessage, err error) int {
 		return 0
 	}
 	return bytes.Count(raw[:typ.Offset], []byte{'\n'})
-}
-
-// jsonKind names the kind of a raw JSON value.
-func jsonKind(raw json.RawMessage) string {
-	switch firstByte(raw) {
-	case '"':
-		return "a string"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	case 0:
-		return "nothing"
-	}
-	return "a number"
 }
 
 // jsonValueKind names the kind UnmarshalTypeError.Value describes

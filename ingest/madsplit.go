@@ -57,7 +57,7 @@ type madDocument struct {
 
 func splitMADDocument(raw json.RawMessage, hints []string) madSplit {
 	var doc madDocument
-	switch firstByte(raw) {
+	switch FirstByte(raw) {
 	case '[':
 		doc.Trajectory = raw
 	case '{':
@@ -67,7 +67,7 @@ func splitMADDocument(raw json.RawMessage, hints []string) madSplit {
 	}
 	var s madSplit
 	var messages []json.RawMessage
-	if firstByte(doc.Trajectory) == '[' && json.Unmarshal(doc.Trajectory, &messages) == nil {
+	if FirstByte(doc.Trajectory) == '[' && json.Unmarshal(doc.Trajectory, &messages) == nil {
 		if lines, ok := looseText(doc.Trajectory); ok {
 			s = splitMADText(lines, hints) // HyperAgent: one log line per element
 		} else {
@@ -77,9 +77,9 @@ func splitMADDocument(raw json.RawMessage, hints []string) madSplit {
 		// The document parsed, so its strings decode.
 		var log string
 		switch {
-		case firstByte(doc.Trajectory) == '"':
+		case FirstByte(doc.Trajectory) == '"':
 			_ = json.Unmarshal(doc.Trajectory, &log)
-		case firstByte(doc.Content) == '"':
+		case FirstByte(doc.Content) == '"':
 			_ = json.Unmarshal(doc.Content, &log)
 		default:
 			log = string(raw)
@@ -95,7 +95,7 @@ func splitMADDocument(raw json.RawMessage, hints []string) madSplit {
 	var note struct {
 		Text json.RawMessage `json:"text"`
 	}
-	if firstByte(doc.Note) == '{' && json.Unmarshal(doc.Note, &note) == nil {
+	if FirstByte(doc.Note) == '{' && json.Unmarshal(doc.Note, &note) == nil {
 		doc.Note = note.Text
 	}
 	if text, ok := looseText(doc.Note); ok {
@@ -107,7 +107,7 @@ func splitMADDocument(raw json.RawMessage, hints []string) madSplit {
 // looseText reads a JSON string, or a list of strings as lines, or a
 // number as its literal. Python dumps of MAD store multi-line text both ways.
 func looseText(raw json.RawMessage) (string, bool) {
-	switch firstByte(raw) {
+	switch FirstByte(raw) {
 	case '"':
 		var s string
 		if json.Unmarshal(raw, &s) == nil {

@@ -89,8 +89,9 @@ func firstLines(head []byte, n int) [][]byte {
 	return lines
 }
 
-// firstByte returns the first non-whitespace byte of head, or 0.
-func firstByte(head []byte) byte {
+// FirstByte returns the first byte of data past a byte-order mark and white
+// space, or 0: enough to tell a JSON array from an object from anything else.
+func FirstByte(head []byte) byte {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
 	t = bytes.TrimLeft(t, " \t\r\n")
@@ -142,4 +143,23 @@ func (lr *lineReader) Next() ([]byte, int, error) {
 			return nil, lr.line, err
 		}
 	}
+}
+
+// JSONKind names the kind of a raw JSON value, for error messages.
+func JSONKind(raw []byte) string {
+	switch FirstByte(raw) {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case 0:
+		return "nothing"
+	}
+	return "a number"
 }
