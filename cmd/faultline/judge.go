@@ -1,0 +1,479 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/detect"
+	"github.com/faultline/faultline/judge"
+	"github.com/faultline/faultline/store"
+)
+
+// judgeFlags are the judge command's flags; each one set on the command
+// line wins over the configuration file.
+type judgeFlags struct {
+	configPath     string
+	model, baseURL string
+	apiKeyEnv      string
+	concurrency    int
+	samples        int
+	rpm            float64
+	timeout        time.Duration
+	retries        int
+	format         string
+	temperature    float64
+	seed           int
+	maxTokens      int
+	context        int
+	where          []string
+	force, dryRun  bool
+	asJSON         bool
+}
+
+// Defaults of settings neither a flag nor the configuration file gives.
+const (
+	defaultConcurrency = 4
+	defaultTimeout     = 5 * time.Minute
+	defaultRetries     = 5
+)
+
+// judgeJSON is the JSON form of a judge run.
+type judgeJSON struct {
+	Source        string          `json:"source"`
+	Model         string          `json:"model"`
+	PromptVersion string          `json:"prompt_version"`
+	Format        judge.Format    `json:"response_format"` // the format calls ended up using
+	Selected      int             `json:"selected"`
+	Progress      judge.Progress  `json:"progress"`
+	Failures      []judge.Failure `json:"failures"`
+}
+
+func (a *app) judgeCommand() *cobra.Command {
+	var f judgeFlags
+	cmd := &cobra.Command{
+		Use:   "judge [TRACE...|--where FILTER]",
+		Short: "Annotate stored traces with all 14 MAST modes using an LLM judge",
+		Long: `Ask an LLM, through any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM,
+Ollama, LM Studio, Gemini's compatible endpoint), whether each stored trace shows each
+of the 14 MAST failure modes, with the steps and a verbatim quote as evidence.
+TRACE is a trace id or a unique prefix; without TRACE, every trace that --where
+selects (all by default).
+
+Each trace is shown with step ids (S12 is step 12 in faultline show), long tool
+outputs cut with a marker, repeated outputs replaced by a reference, and the
+detectors' findings as hints to confirm or reject. A trace too long for the model's
+context is judged in overlapping windows, each with a summary of the ones before;
+the windows' verdicts are merged (a mode is present at its earliest occurrence).
+
+Every answer is checked: all 14 modes answered, cited steps exist, each quote occurs
+in its cited steps. A failing answer gets one corrective retry that says exactly
+what was wrong; if that fails too, the trace is recorded as failed (listed, counted,
+exit status 1), never as "absent".
+
+Annotations are stored as findings of source judge:<model> (absent verdicts too),
+each trace in its own transaction as soon as it is done, with a record of status,
+windows, samples, agreement, tokens and cost. Interrupting loses nothing finished;
+running again continues with what is left: traces already judged by the same source
+with the same prompt are skipped unless --force, and answers are cached by prompt
+hash, model and parameters, so a repeat makes no call. Use the annotations with
+show --source judge, analyze --source judge:<model> and eval --source judge:<model>.
+
+--where selects traces with key=value pairs separated by commas, as ls's flags do:
+model, format, system, scenario, outcome (success, failure, unknown), path (a file or
+directory the traces were ingested from; repeatable) and limit. Several --where
+flags combine.
+
+Settings come from flags, then the judge section of the configuration file
+(--config, or ./faultline.yaml when present), then defaults:
+
+  judge:
+    model: gpt-4.1-mini
+    base_url: https://api.openai.com/v1     # any OpenAI-compatible API root
+    api_key_env: OPENAI_API_KEY             # the variable holding the key, never the key
+    concurrency: 8
+    samples: 1
+    requests_per_minute: 300                # client-side rate limit; 0 = none
+    timeout: 5m                             # per call; a slower call is retried
+    retries: 5                              # on 429 (honouring Retry-After), 5xx, timeouts
+    response_format: json_schema            # json_schema | json_object | none
+    temperature: 0                          # negative: send none (models that refuse it)
+    seed: 1                                 # sample k is sent seed+k
+    max_tokens: 0                           # cap on each answer; 0 = none
+    render: {output_chars: 2000, text_chars: 4000, task_chars: 32000}
+    models:
+      gpt-4.1-mini: {context: 1000000, price: {input: 0.40, output: 1.60}}
+      llama3.1:8b: {context: 32768, output_reserve: 4096}
+
+Model settings: context (tokens, default 128000), output_reserve (tokens kept for
+the answer, default 8192), encoding (tiktoken vocabulary for estimates, default
+o200k_base), price (dollars per million input and output tokens; without one the
+cost is shown as unknown). The API key is read from $FAULTLINE_API_KEY, then
+$OPENAI_API_KEY (or the variable api_key_env / --api-key-env names); local servers
+need none. It is never stored, printed or logged.
+
+A progress line on stderr shows traces done, failures, ETA, calls, tokens and cost.
+--dry-run prints the prompt of the first selected trace and its token estimate,
+and calls nothing. --json prints {source, model, prompt_version, response_format,
+selected, progress, failures}.`,
+		Example: `  export OPENAI_API_KEY=...
+  faultline judge --model gpt-4.1-mini --where model=gpt-oss-120b,outcome=failure
+  faultline judge --model llama3.1:8b --base-url http://localhost:11434/v1 --concurrency 2 019bc2a7
+  faultline judge --model gemini-2.5-flash --base-url https://generativelanguage.googleapis.com/v1beta/openai --api-key-env GEMINI_API_KEY
+  faultline judge --config judge.yaml --samples 3 --temperature 0.7
+  faultline judge --dry-run --model gpt-4.1-mini 019bc2a7
+  faultline analyze --source judge:gpt-4.1-mini`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runJudge(cmd, args, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.configPath, "config", "", "configuration file (default ./"+judge.DefaultConfigFile+" when present)")
+	fl.StringVar(&f.model, "model", "", "model name, as the endpoint knows it")
+	fl.StringVar(&f.baseURL, "base-url", judge.DefaultClientOptions.BaseURL, "API root of an OpenAI-compatible endpoint")
+	fl.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default FAULTLINE_API_KEY, then OPENAI_API_KEY)")
+	fl.IntVar(&f.concurrency, "concurrency", defaultConcurrency, "traces judged at once")
+	fl.IntVar(&f.samples, "samples", 1, "judgements per trace, combined by majority vote per mode")
+	fl.Float64Var(&f.rpm, "rpm", 0, "at most this many requests per minute (0: no client-side limit)")
+	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "time limit of one call")
+	fl.IntVar(&f.retries, "retries", defaultRetries, "retries of a call after a 429, a 5xx, a timeout or a network error")
+	fl.StringVar(&f.format, "response-format", string(judge.FormatSchema), "how to ask for JSON: json_schema, json_object or none (falls back when the endpoint rejects it)")
+	fl.Float64Var(&f.temperature, "temperature", 0, "sampling temperature (negative: send none)")
+	fl.IntVar(&f.seed, "seed", 0, "seed sent with each call (sample k gets seed+k; default: none)")
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, "cap on each answer's tokens (0: none)")
+	fl.IntVar(&f.context, "context", 0, "the model's context window in tokens (default: the config's, else 128000)")
+	fl.StringArrayVar(&f.where, "where", nil, "select traces: key=value,... with keys model, format, system, scenario, outcome, path, limit")
+	fl.BoolVar(&f.force, "force", false, "judge again traces already judged by this model with this prompt (cached answers are reused)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the first selected trace's prompt and token estimate; call nothing")
+	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// settings merges the configuration file under the flags set on the command line.
+func (f *judgeFlags) settings(cmd *cobra.Command) (*judge.Config, error) {
+	path := f.configPath
+	if path == "" {
+		if _, err := os.Stat(judge.DefaultConfigFile); err == nil {
+			path = judge.DefaultConfigFile
+		}
+	}
+	cfg := &judge.Config{}
+	if path != "" {
+		var err error
+		if cfg, err = judge.LoadConfig(path); err != nil {
+			return nil, err
+		}
+	}
+	changed := cmd.Flags().Changed
+	override := func(name string, apply func()) {
+		if changed(name) {
+			apply()
+		}
+	}
+	override("model", func() { cfg.Model = f.model })
+	override("base-url", func() { cfg.BaseURL = f.baseURL })
+	override("api-key-env", func() { cfg.APIKeyEnv = f.apiKeyEnv })
+	override("concurrency", func() { cfg.Concurrency = f.concurrency })
+	override("samples", func() { cfg.Samples = f.samples })
+	override("rpm", func() { cfg.RequestsPerMinute = f.rpm })
+	override("timeout", func() { cfg.Timeout = f.timeout })
+	override("retries", func() { cfg.Retries = &f.retries })
+	override("response-format", func() { cfg.ResponseFormat = f.format })
+	override("temperature", func() { cfg.Temperature = &f.temperature })
+	override("seed", func() { cfg.Seed = &f.seed })
+	override("max-tokens", func() { cfg.MaxTokens = f.maxTokens })
+	override("context", func() {
+		if cfg.Models == nil {
+			cfg.Models = map[string]judge.ModelConfig{}
+		}
+		m := cfg.Models[cfg.Model]
+		m.Context = f.context
+		cfg.Models[cfg.Model] = m
+	})
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = judge.DefaultClientOptions.BaseURL
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = defaultConcurrency
+	}
+	if cfg.Samples <= 0 {
+		cfg.Samples = 1
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = defaultTimeout
+	}
+	if cfg.Retries == nil {
+		retries := defaultRetries
+		cfg.Retries = &retries
+	}
+	if cfg.ResponseFormat == "" {
+		cfg.ResponseFormat = string(judge.FormatSchema)
+	}
+	if _, err := judge.ParseFormat(cfg.ResponseFormat); err != nil {
+		return nil, err
+	}
+	if cfg.Temperature == nil {
+		zero := 0.0
+		cfg.Temperature = &zero
+	}
+	return cfg, nil
+}
+
+// options turns settings into a run's options.
+func judgeOptions(cfg *judge.Config) judge.Options {
+	m := cfg.ModelSettings(cfg.Model)
+	opt := judge.Options{
+		Model: cfg.Model, Samples: cfg.Samples, Concurrency: cfg.Concurrency, Seed: cfg.Seed, MaxTokens: cfg.MaxTokens,
+		Budget: judge.Budget{Context: m.Context, Output: m.OutputReserve}, Render: cfg.RenderLimits(), Price: m.Price,
+		HintSource: detect.Source,
+	}
+	if *cfg.Temperature >= 0 {
+		opt.Temperature = cfg.Temperature
+	}
+	return opt
+}
+
+// apiKey reads the API key from the environment: the variable the settings
+// name, else FAULTLINE_API_KEY, else OPENAI_API_KEY. It returns the key and
+// the variable it came from, or the variables tried, for messages.
+func apiKey(envName string) (string, string) {
+	names := []string{"FAULTLINE_API_KEY", "OPENAI_API_KEY"}
+	if envName != "" {
+		names = []string{envName}
+	}
+	for _, n := range names {
+		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
+			return v, "$" + n
+		}
+	}
+	return "", "$" + strings.Join(names, " or $")
+}
+
+func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
+	ctx := cmd.Context()
+	cfg, err := f.settings(cmd)
+	if err != nil {
+		return err
+	}
+	if cfg.Model == "" && !f.dryRun {
+		return errors.New("no model: give --model or set judge.model in the configuration file")
+	}
+	if cfg.Samples > 1 && *cfg.Temperature == 0 && !a.quiet {
+		fmt.Fprintf(a.stderr, "notice: %d samples at temperature 0 may well be one answer %d times; set --temperature (e.g. 0.7) for independent samples\n", cfg.Samples, cfg.Samples)
+	}
+	if len(args) > 0 && len(f.where) > 0 {
+		return errors.New("give trace ids or --where, not both")
+	}
+	filter, err := parseWhere(f.where)
+	if err != nil {
+		return err
+	}
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var traces []store.Summary
+	if len(args) > 0 {
+		seen := map[string]bool{}
+		for _, arg := range args {
+			id, err := st.Resolve(ctx, arg)
+			if err != nil {
+				return err
+			}
+			if !seen[id] {
+				seen[id] = true
+				traces = append(traces, store.Summary{ID: id})
+			}
+		}
+	} else if traces, err = st.List(ctx, filter); err != nil {
+		return err
+	}
+	if len(traces) == 0 {
+		fmt.Fprintln(a.stderr, "no traces match; ingest some with: faultline ingest PATH")
+		return nil
+	}
+	opt := judgeOptions(cfg)
+	tok, err := judge.NewTokenizer(cfg.ModelSettings(cfg.Model).Encoding)
+	if err != nil {
+		return err
+	}
+	if f.dryRun {
+		return a.judgeDryRun(cmd, st, traces[0].ID, tok, opt)
+	}
+	// The detectors' findings are offered as hints; make sure they are the
+	// current detectors'.
+	if err := a.redetect(cmd, st, traces); err != nil {
+		return err
+	}
+	key, keyFrom := apiKey(cfg.APIKeyEnv)
+	format, _ := judge.ParseFormat(cfg.ResponseFormat)
+	client := judge.NewOpenAI(judge.ClientOptions{
+		BaseURL: cfg.BaseURL, APIKey: key, Format: format, Timeout: cfg.Timeout, Retries: *cfg.Retries,
+		RequestsPerMinute: cfg.RequestsPerMinute, MinBackoff: judge.DefaultClientOptions.MinBackoff,
+		MaxBackoff: judge.DefaultClientOptions.MaxBackoff, MaxRetryAfter: judge.DefaultClientOptions.MaxRetryAfter,
+		Conns: cfg.Concurrency, Log: a.log,
+	})
+	opt.Log = a.log
+	runner := judge.NewRunner(client, st, tok, opt)
+	ids := make([]string, len(traces))
+	for i, t := range traces {
+		ids[i] = t.ID
+	}
+	stop := a.showProgress(runner)
+	runErr := runner.Run(ctx, ids)
+	stop()
+	p := runner.Progress()
+	failures := runner.Failures()
+	for _, fl := range failures {
+		fmt.Fprintf(a.stderr, "error: trace %s: %s\n", fl.Trace, fl.Error)
+	}
+	if runErr != nil {
+		switch {
+		case ctx.Err() != nil:
+			return fmt.Errorf("interrupted after %d of %d traces; their judgements are stored, run the same command again to continue", p.Done, p.Total)
+		case errors.Is(runErr, judge.ErrFatal) && key == "":
+			return fmt.Errorf("judge: %w (no API key: set %s)", runErr, keyFrom)
+		case errors.Is(runErr, judge.ErrFatal):
+			return fmt.Errorf("judge: %w (check --model, --base-url and the key in %s)", runErr, keyFrom)
+		}
+		return fmt.Errorf("judge: %w", runErr)
+	}
+	if f.asJSON {
+		if failures == nil {
+			failures = []judge.Failure{}
+		}
+		out := judgeJSON{Source: judge.Source(cfg.Model), Model: cfg.Model, PromptVersion: runner.Version(), Format: client.Format(),
+			Selected: len(ids), Progress: p, Failures: failures}
+		if err := writeJSON(a.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(a.stdout, "judged %d traces with %s (source %s, prompt %s): %d ok, %d failed, %d already judged\n",
+			p.Done, cfg.Model, judge.Source(cfg.Model), runner.Version(), p.Done-p.Failed, p.Failed, p.Skipped)
+	}
+	if p.Failed > 0 {
+		return errDataProblems
+	}
+	return nil
+}
+
+// showProgress prints the runner's progress line on stderr until the
+// returned function is called, which prints the final line: in place every
+// second on a terminal, otherwise a line every ten seconds.
+func (a *app) showProgress(runner *judge.Runner) func() {
+	if a.quiet {
+		return func() {}
+	}
+	terminal := isTerminal(a.stderr)
+	every := 10 * time.Second
+	if terminal {
+		every = time.Second
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if terminal {
+					fmt.Fprintf(a.stderr, "\r\033[K%s", runner.Progress())
+				} else {
+					fmt.Fprintln(a.stderr, runner.Progress())
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		if terminal {
+			fmt.Fprint(a.stderr, "\r\033[K")
+		}
+		fmt.Fprintln(a.stderr, runner.Progress())
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// judgeDryRun prints what judging one trace would send and its size.
+func (a *app) judgeDryRun(cmd *cobra.Command, st *store.Store, id string, tok *judge.Tokenizer, opt judge.Options) error {
+	t, err := st.Load(cmd.Context(), id)
+	if err != nil {
+		return err
+	}
+	p, err := judge.NewPreview(t, tok, opt)
+	if err != nil {
+		return fmt.Errorf("trace %s: %w", id, err)
+	}
+	return p.Write(a.stdout)
+}
+
+// parseWhere reads --where values: key=value pairs separated by commas.
+func parseWhere(values []string) (store.Filter, error) {
+	var f store.Filter
+	seen := map[string]bool{}
+	for _, v := range values {
+		for _, pair := range strings.Split(v, ",") {
+			pair = strings.TrimSpace(pair)
+			if pair == "" {
+				continue
+			}
+			key, value, ok := strings.Cut(pair, "=")
+			key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+			if !ok || value == "" {
+				return f, fmt.Errorf("--where: %q is not key=value", pair)
+			}
+			if seen[key] && key != "path" {
+				return f, fmt.Errorf("--where: %s given twice", key)
+			}
+			seen[key] = true
+			switch key {
+			case "model":
+				f.Model = value
+			case "format":
+				f.Format = value
+			case "system":
+				f.System = value
+			case "scenario":
+				f.Scenario = value
+			case "outcome":
+				if !oneOf(value, store.OutcomeFilters) {
+					return f, fmt.Errorf("--where: outcome must be one of %s, not %q", strings.Join(store.OutcomeFilters, ", "), value)
+				}
+				f.Outcome = value
+			case "path":
+				f.Paths = append(f.Paths, value)
+			case "limit":
+				n, err := strconv.Atoi(value)
+				if err != nil || n <= 0 {
+					return f, fmt.Errorf("--where: limit must be a positive number, not %q", value)
+				}
+				f.Limit = n
+			default:
+				return f, fmt.Errorf("--where: unknown key %q (use model, format, system, scenario, outcome, path, limit)", key)
+			}
+		}
+	}
+	return f, nil
+}

@@ -1,0 +1,413 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/judge"
+	"github.com/faultline/faultline/judge/judgetest"
+	"github.com/faultline/faultline/store"
+)
+
+// runCtx is cli.run with a context of the caller's.
+func (c *cli) runCtx(ctx context.Context, args ...string) (string, string, int) {
+	c.t.Helper()
+	var out, errb bytes.Buffer
+	code := run(ctx, append([]string{"--db", c.db}, args...), strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// judgeCLI is a database with the example cohort and a fake endpoint.
+func judgeCLI(t *testing.T, script func(judgetest.Call) judgetest.Reply) (*cli, *judgetest.Server) {
+	t.Helper()
+	// Never pick up a real key from the environment of whoever runs the tests.
+	t.Setenv("FAULTLINE_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	c := newCLI(t)
+	if _, errOut, code := c.run("", "ingest", "-q", examples); code != exitOK {
+		t.Fatalf("ingest: %s", errOut)
+	}
+	srv := judgetest.NewServer(script)
+	t.Cleanup(srv.Close)
+	return c, srv
+}
+
+// traceCount is how many stored traces ls --json lists with these filters.
+func (c *cli) traceCount(filters ...string) int {
+	c.t.Helper()
+	out, _, _ := c.run("", append([]string{"ls", "--json"}, filters...)...)
+	var list []store.Summary
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) == 0 {
+		c.t.Fatalf("ls %v: %v %q", filters, err, out)
+	}
+	return len(list)
+}
+
+func validReply(c judgetest.Call) judgetest.Reply {
+	return judgetest.Reply{Content: judgetest.ValidAnswer(c.User()), InputTokens: 2000, OutputTokens: 300}
+}
+
+func TestJudgeExamplesThenShowAnalyzeEval(t *testing.T) {
+	c, srv := judgeCLI(t, validReply)
+	out, errOut, code := c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var res judgeJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err, out)
+	}
+	n := c.traceCount()
+	if res.Source != "judge:fake-model" || res.Selected != n || res.Progress.Done != n || res.Progress.Calls != n || res.Format != judge.FormatSchema || len(res.Failures) != 0 {
+		t.Errorf("result %+v", res)
+	}
+	if !strings.Contains(errOut, fmt.Sprintf("judge: %d/%d traces, %d calls, %d,000 in + ", n, n, n, 2*n)) || !strings.Contains(errOut, " out tokens, cost unknown (no price for this model)") {
+		t.Errorf("progress line: %q", errOut)
+	}
+
+	// show, analyze and eval read the judge's findings from the store.
+	ls, _, _ := c.run("", "ls", "--json", "--model", "sim-beta")
+	var list []store.Summary
+	json.Unmarshal([]byte(ls), &list)
+	shown, _, _ := c.run("", "show", "--json", "--source", "judge", list[0].ID)
+	var doc showJSON
+	if err := json.Unmarshal([]byte(shown), &doc); err != nil {
+		t.Fatal(err)
+	}
+	present, absent := 0, 0
+	for _, f := range doc.Findings {
+		switch {
+		case f.Source != "judge:fake-model":
+			t.Errorf("show --source judge printed a finding of %s", f.Source)
+		case f.Verdict == "present":
+			present++
+			if f.Mode != "FM-1.3" || f.Quote == "" || len(f.Steps) == 0 {
+				t.Errorf("present finding %+v", f)
+			}
+		case f.Verdict == "absent":
+			absent++
+		}
+	}
+	if present != 1 || absent != 13 {
+		t.Errorf("show: %d present, %d absent findings", present, absent)
+	}
+	summary, errOut, code := c.run("", "analyze", "--json", "--source", "judge:fake-model")
+	var an struct {
+		Summary struct {
+			Total struct {
+				Modes map[string]int `json:"modes"`
+			} `json:"total"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(summary), &an); code != exitOK || err != nil || an.Summary.Total.Modes["FM-1.3"] != n || len(an.Summary.Total.Modes) != 1 {
+		t.Errorf("analyze: exit %d %s\n%s", code, errOut, summary)
+	}
+	agreement, errOut, code := c.run("", "eval", "--labels", "detector", "--source", "judge:fake-model", "--bootstrap", "0")
+	if code != exitOK || !strings.Contains(agreement, "FM-1.3") {
+		t.Errorf("eval: exit %d %s\n%s", code, errOut, agreement)
+	}
+
+	// An immediate second run makes no call.
+	srv.Reset()
+	out, errOut, code = c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL())
+	if code != exitOK || len(srv.Calls()) != 0 || !strings.Contains(out, "judged 0 traces with fake-model (source judge:fake-model, prompt p1-") || !strings.Contains(out, fmt.Sprintf("0 ok, 0 failed, %d already judged", n)) {
+		t.Errorf("second run: exit %d, %d calls\n%s%s", code, len(srv.Calls()), out, errOut)
+	}
+}
+
+// The API key is sent to the endpoint and nowhere else: not on stdout or
+// stderr (debug logging on), not in the database, not in a dry run, even
+// when the endpoint echoes it back in an error.
+func TestJudgeNeverLeaksTheKey(t *testing.T) {
+	const secret = "sk-do-not-leak-4f9a1c"
+	n := 0
+	c, srv := judgeCLI(t, func(call judgetest.Call) judgetest.Reply {
+		n++
+		switch n % 3 {
+		case 0:
+			return judgetest.Reply{Status: 400, Body: `{"error":{"message":"invalid request from ` + call.Auth + `"}}`}
+		case 1:
+			return judgetest.Reply{Content: "not JSON, and your key is " + call.Auth}
+		}
+		return validReply(call)
+	})
+	t.Setenv("FAULTLINE_API_KEY", secret)
+	out, errOut, code := c.run("", "-v", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--concurrency", "1")
+	if code != exitDataError {
+		t.Errorf("exit %d, want %d (some traces failed)\n%s", code, exitDataError, errOut)
+	}
+	if srv.Calls()[0].Auth != "Bearer "+secret {
+		t.Errorf("the endpoint got Authorization %q", srv.Calls()[0].Auth)
+	}
+	dry, dryErr, _ := c.run("", "-v", "judge", "--dry-run", "--model", "fake-model")
+	files, _ := filepath.Glob(c.db + "*")
+	var stored []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, b...)
+	}
+	for name, text := range map[string]string{"stdout": out, "stderr": errOut, "dry-run output": dry + dryErr, "database": string(stored)} {
+		if strings.Contains(text, secret) || strings.Contains(text, "4f9a1c") {
+			t.Errorf("the key appears in the %s", name)
+		}
+	}
+	if !strings.Contains(errOut, "[redacted]") {
+		t.Errorf("the echoed key should show as [redacted]:\n%s", errOut)
+	}
+}
+
+func TestJudgeConfigFileAndFlags(t *testing.T) {
+	c, srv := judgeCLI(t, validReply)
+	t.Setenv("MY_JUDGE_KEY", "sk-from-my-variable")
+	cfg := filepath.Join(t.TempDir(), "faultline.yaml")
+	os.WriteFile(cfg, []byte(`
+other_command: {anything: 1}
+judge:
+  model: model-from-config
+  base_url: `+srv.URL()+`
+  api_key_env: MY_JUDGE_KEY
+  concurrency: 3
+  response_format: json_object
+  temperature: 0.3
+  models:
+    model-from-config:
+      context: 64000
+      price: {input: 1.5, output: 6}
+`), 0o644)
+	out, errOut, code := c.run("", "judge", "--config", cfg, "--where", "model=sim-alpha", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d %s", code, errOut)
+	}
+	calls := srv.Calls()
+	if len(calls) != c.traceCount("--model", "sim-alpha") || calls[0].Model != "model-from-config" || calls[0].Auth != "Bearer sk-from-my-variable" || calls[0].FormatType() != "json_object" || *calls[0].Temperature != 0.3 {
+		t.Errorf("%d calls, first %+v", len(calls), calls[0])
+	}
+	var res judgeJSON
+	json.Unmarshal([]byte(out), &res)
+	// Calls of 2,000 input and 300 output tokens at $1.5 and $6 per million.
+	want := float64(len(calls)) * (2000*1.5 + 300*6) / 1e6
+	if res.Progress.Cost == nil || *res.Progress.Cost < want-1e-9 || *res.Progress.Cost > want+1e-9 || !strings.Contains(errOut, fmt.Sprintf("$%.2f", want)) {
+		t.Errorf("cost %v, progress %q", res.Progress.Cost, errOut)
+	}
+	// Flags win over the file.
+	srv.Reset()
+	if _, errOut, code := c.run("", "judge", "--config", cfg, "--model", "flag-model", "--temperature", "-1", "--where", "model=sim-gamma,limit=1"); code != exitOK {
+		t.Fatalf("exit %d %s", code, errOut)
+	}
+	if calls := srv.Calls(); len(calls) != 1 || calls[0].Model != "flag-model" || calls[0].Temperature != nil {
+		t.Errorf("calls %+v", calls)
+	}
+	// A typo in the judge section is an error, not a silent default.
+	os.WriteFile(cfg, []byte("judge:\n  modle: x\n"), 0o644)
+	if _, errOut, code := c.run("", "judge", "--config", cfg); code != exitFailure || !strings.Contains(errOut, "field modle not found") {
+		t.Errorf("typo: exit %d %s", code, errOut)
+	}
+}
+
+func TestJudgeUsageErrors(t *testing.T) {
+	c, srv := judgeCLI(t, validReply)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"judge"}, "no model: give --model"},
+		{[]string{"judge", "--model", "m", "--where", "colour=red"}, `--where: unknown key "colour"`},
+		{[]string{"judge", "--model", "m", "--where", "outcome=maybe"}, "--where: outcome must be one of success, failure, unknown"},
+		{[]string{"judge", "--model", "m", "--where", "model"}, `--where: "model" is not key=value`},
+		{[]string{"judge", "--model", "m", "--where", "model=a", "019c"}, "give trace ids or --where, not both"},
+		{[]string{"judge", "--model", "m", "--response-format", "xml"}, "response format must be json_schema, json_object or none"},
+		{[]string{"judge", "--model", "m", "nope"}, `trace "nope": not found`},
+	}
+	for _, tt := range tests {
+		_, errOut, code := c.run("", tt.args...)
+		if code != exitFailure || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, code, errOut, tt.want)
+		}
+	}
+	if len(srv.Calls()) != 0 {
+		t.Errorf("usage errors made %d calls", len(srv.Calls()))
+	}
+}
+
+func TestParseWhere(t *testing.T) {
+	f, err := parseWhere([]string{"model=gpt-oss-120b, outcome=failure,path=runs/a", "path=runs/b,limit=5,scenario=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Model != "gpt-oss-120b" || f.Outcome != "failure" || strings.Join(f.Paths, " ") != "runs/a runs/b" || f.Limit != 5 || f.Scenario != "2" {
+		t.Errorf("filter %+v", f)
+	}
+	if _, err := parseWhere([]string{"model=a,model=b"}); err == nil || !strings.Contains(err.Error(), "model given twice") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestJudgeFailureIsRecordedAndRetriedNextRun(t *testing.T) {
+	var mu sync.Mutex
+	broken := ""
+	c, srv := judgeCLI(t, func(call judgetest.Call) judgetest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if broken == "" {
+			broken = call.User()
+		}
+		if call.User() == broken {
+			return judgetest.Reply{Content: strings.Replace(judgetest.ValidAnswer(call.User()), `"FM-1.4"`, `"FM 1.4?"`, 1)}
+		}
+		return validReply(call)
+	})
+	out, errOut, code := c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--where", "model=sim-gamma", "--json")
+	if code != exitDataError {
+		t.Fatalf("exit %d, want %d\n%s", code, exitDataError, errOut)
+	}
+	var res judgeJSON
+	json.Unmarshal([]byte(out), &res)
+	if res.Progress.Failed != 1 || len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Error, "FM-1.4 is missing") {
+		t.Fatalf("result %+v", res)
+	}
+	if !strings.Contains(errOut, "error: trace "+res.Failures[0].Trace+": answer rejected after a corrective retry: ") || !strings.Contains(errOut, "1 failed") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	st, err := store.Open(context.Background(), c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.JudgeRecords(context.Background(), "judge:fake-model", []string{res.Failures[0].Trace})
+	st.Close()
+	if rec := recs[res.Failures[0].Trace]; err != nil || rec.Status != judge.StatusFailed || rec.Calls != 2 || !strings.Contains(rec.Error, "FM-1.4 is missing") {
+		t.Errorf("stored record %+v, %v", rec, err)
+	}
+	srv.Reset()
+	_, _, code = c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--where", "model=sim-gamma")
+	if code != exitDataError || len(srv.Calls()) != 2 {
+		t.Errorf("re-run: exit %d, %d calls (want the failed trace's 2)", code, len(srv.Calls()))
+	}
+}
+
+// Killing a run (here: cancelling its context, as Ctrl-C does) loses no
+// finished judgement, and the next run finishes the rest without asking
+// again about a trace that was finished.
+func TestJudgeKillAndResume(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, srv := judgeCLI(t, func(call judgetest.Call) judgetest.Reply {
+		if call.N == 6 {
+			cancel()
+		}
+		return validReply(call)
+	})
+	srv.Latency = 40 * time.Millisecond
+	_, errOut, code := c.runCtx(ctx, "judge", "--model", "fake-model", "--base-url", srv.URL(), "--concurrency", "2")
+	if code != exitFailure || !strings.Contains(errOut, "interrupted after") || !strings.Contains(errOut, "run the same command again to continue") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	all, _ := st.List(context.Background(), store.Filter{})
+	ids := make([]string, len(all))
+	for i, s := range all {
+		ids[i] = s.ID
+	}
+	recs, err := st.JudgeRecords(context.Background(), "judge:fake-model", ids)
+	if err != nil || len(recs) == 0 || len(recs) >= len(ids) {
+		t.Fatalf("%d of %d traces recorded before the kill (%v)", len(recs), len(ids), err)
+	}
+	// The prompts of the finished traces, as the command renders them.
+	cfg := &judge.Config{Model: "fake-model"}
+	zero := 0.0
+	cfg.Temperature = &zero
+	tok, _ := judge.NewTokenizer("")
+	finished := map[string]bool{}
+	for id, rec := range recs {
+		if rec.Status != judge.StatusOK {
+			t.Errorf("record %+v", rec)
+		}
+		tr, _ := st.Load(context.Background(), id)
+		p, err := judge.NewPreview(tr, tok, judgeOptions(cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		finished[p.Messages[1].Content] = true
+	}
+	srv.Reset()
+	out, errOut, code := c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--concurrency", "2")
+	if code != exitOK || !strings.Contains(out, fmt.Sprintf("%d ok, 0 failed, %d already judged", len(ids)-len(recs), len(recs))) {
+		t.Fatalf("resume: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, call := range srv.Calls() {
+		if finished[call.User()] {
+			t.Errorf("the resumed run asked again about a trace finished before the kill")
+		}
+	}
+	if got := len(srv.Calls()); got != len(ids)-len(recs) {
+		t.Errorf("resumed run made %d calls for %d unfinished traces", got, len(ids)-len(recs))
+	}
+}
+
+func TestJudgeDryRunCallsNothing(t *testing.T) {
+	c, srv := judgeCLI(t, validReply)
+	out, errOut, code := c.run("", "judge", "--dry-run", "--base-url", srv.URL(), "--where", "model=sim-beta,limit=1")
+	if code != exitOK {
+		t.Fatalf("exit %d %s", code, errOut)
+	}
+	for _, want := range []string{"=== system message (", "FM-3.3 Incorrect verification", "=== user message, window 1 of 1 (", "[S0 ", "DETECTOR HINTS", "=== estimate (o200k_base tokenizer)", "1 call(s) per trace"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q", want)
+		}
+	}
+	if len(srv.Calls()) != 0 {
+		t.Errorf("dry run made %d calls", len(srv.Calls()))
+	}
+}
+
+func TestJudgeFatalEndpointError(t *testing.T) {
+	c, srv := judgeCLI(t, func(judgetest.Call) judgetest.Reply {
+		return judgetest.Reply{Status: 401, Body: `{"error":{"message":"Missing bearer token"}}`}
+	})
+	_, errOut, code := c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--concurrency", "1")
+	if code != exitFailure || !strings.Contains(errOut, "401 Unauthorized: Missing bearer token") || !strings.Contains(errOut, "no API key: set $FAULTLINE_API_KEY or $OPENAI_API_KEY") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	if len(srv.Calls()) != 1 {
+		t.Errorf("%d calls after a 401", len(srv.Calls()))
+	}
+}
+
+func TestJudgeFallsBackWhenResponseFormatIsRejected(t *testing.T) {
+	c, srv := judgeCLI(t, func(call judgetest.Call) judgetest.Reply {
+		if call.FormatType() == "json_schema" {
+			return judgetest.Reply{Status: 400, Body: `{"error":{"message":"'response_format.type' json_schema is unavailable"}}`}
+		}
+		return judgetest.Reply{Content: "Sure! ```json\n" + judgetest.ValidAnswer(call.User()) + "\n```"}
+	})
+	out, errOut, code := c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--where", "model=sim-alpha", "--json")
+	var res judgeJSON
+	json.Unmarshal([]byte(out), &res)
+	n := c.traceCount("--model", "sim-alpha")
+	if code != exitOK || res.Format != judge.FormatObject || res.Progress.Done != n {
+		t.Errorf("exit %d, %+v\n%s", code, res, errOut)
+	}
+	schema := 0
+	for _, call := range srv.Calls() {
+		if call.FormatType() == "json_schema" {
+			schema++
+		}
+	}
+	if schema > defaultConcurrency || len(srv.Calls())-schema != n {
+		t.Errorf("%d calls, %d with json_schema", len(srv.Calls()), schema)
+	}
+}
