@@ -33,10 +33,15 @@ type Group struct {
 	Succeeded int    `json:"succeeded"`
 	Failed    int    `json:"failed"`
 	Unscored  int    `json:"unscored"` // no decided outcome
-	// WithModes counts traces with at least one mode present.
+	// WithModes counts traces with at least one MAST mode present.
 	WithModes int `json:"with_modes"`
-	// Modes maps a mode code to the number of traces it was found in.
+	// Modes maps a MAST mode code to the number of traces it was found in.
 	Modes map[string]int `json:"modes"`
+	// WithSystem counts traces with a harness or infrastructure failure
+	// (SYS codes), and System maps each such code to its traces: kept apart
+	// so that they do not read as failures of the agent.
+	WithSystem int            `json:"with_system"`
+	System     map[string]int `json:"system"`
 }
 
 // Summarize builds the overview of the given traces grouped by model, system
@@ -65,7 +70,7 @@ func Summarize(ctx context.Context, st *store.Store, traces []store.Summary, by 
 			used = append(used, src)
 		}
 	}
-	sum := &Summary{By: by, Traces: len(traces), Sources: used, Total: Group{Name: "all", Modes: map[string]int{}}}
+	sum := &Summary{By: by, Traces: len(traces), Sources: used, Total: newGroup("all")}
 	groups := map[string]*Group{}
 	for _, t := range traces {
 		name := key(t)
@@ -74,7 +79,8 @@ func Summarize(ctx context.Context, st *store.Store, traces []store.Summary, by 
 		}
 		g := groups[name]
 		if g == nil {
-			g = &Group{Name: name, Modes: map[string]int{}}
+			ng := newGroup(name)
+			g = &ng
 			groups[name] = g
 		}
 		for _, agg := range []*Group{g, &sum.Total} {
@@ -87,11 +93,21 @@ func Summarize(ctx context.Context, st *store.Store, traces []store.Summary, by 
 			default:
 				agg.Failed++
 			}
-			if len(present[t.ID]) > 0 {
+			mast, system := 0, 0
+			for mode := range present[t.ID] {
+				if taxonomy.IsMAST(mode) {
+					agg.Modes[mode]++
+					mast++
+				} else {
+					agg.System[mode]++
+					system++
+				}
+			}
+			if mast > 0 {
 				agg.WithModes++
 			}
-			for mode := range present[t.ID] {
-				agg.Modes[mode]++
+			if system > 0 {
+				agg.WithSystem++
 			}
 		}
 	}
@@ -114,21 +130,33 @@ func groupKey(by string) (func(store.Summary) string, error) {
 	return nil, fmt.Errorf("cannot group by %q: use one of %s", by, strings.Join(Groupings, ", "))
 }
 
-// ModesSeen lists the codes found anywhere in the summary, in taxonomy order
-// (codes outside the taxonomy last).
-func (s *Summary) ModesSeen() []string {
+func newGroup(name string) Group {
+	return Group{Name: name, Modes: map[string]int{}, System: map[string]int{}}
+}
+
+// ModesSeen lists the MAST modes found anywhere in the summary, in taxonomy order.
+func (s *Summary) ModesSeen() []string { return seen(taxonomy.MAST, s.Total.Modes) }
+
+// SystemSeen lists the harness and infrastructure failure codes found, in
+// their taxonomy's order; codes known to neither taxonomy come last.
+func (s *Summary) SystemSeen() []string {
+	out := seen(taxonomy.System, s.Total.System)
+	var unknown []string
+	for code := range s.Total.System {
+		if _, _, ok := taxonomy.Lookup(code); !ok {
+			unknown = append(unknown, code)
+		}
+	}
+	sort.Strings(unknown)
+	return append(out, unknown...)
+}
+
+func seen(t *taxonomy.Taxonomy, counts map[string]int) []string {
 	var out []string
-	for _, m := range taxonomy.MAST.Modes {
-		if s.Total.Modes[m.Code] > 0 {
+	for _, m := range t.Modes {
+		if counts[m.Code] > 0 {
 			out = append(out, m.Code)
 		}
 	}
-	var extra []string
-	for code := range s.Total.Modes {
-		if _, ok := taxonomy.MAST.Mode(code); !ok {
-			extra = append(extra, code)
-		}
-	}
-	sort.Strings(extra)
-	return append(out, extra...)
+	return out
 }

@@ -21,24 +21,40 @@ func WriteSummary(w io.Writer, s *analyze.Summary) error {
 	}
 	modes := s.ModesSeen()
 	if len(modes) == 0 {
-		_, err := fmt.Fprintf(w, "\nNo failure modes found (sources: %s).\n", sourceList(s.Sources))
-		return err
-	}
-	if _, err := fmt.Fprintf(w, "\nTraces with each mode (sources: %s)\n", sourceList(s.Sources)); err != nil {
-		return err
-	}
-	byMode := Table{Header: []string{"mode"}, NumericRight: true}
-	for _, m := range rows {
-		byMode.Header = append(byMode.Header, m.Name)
-	}
-	for _, code := range modes {
-		cells := []string{code + " " + modeName(code)}
-		for _, m := range rows {
-			cells = append(cells, countCell(m.Modes[code], m.Traces))
+		if _, err := fmt.Fprintf(w, "\nNo MAST failure modes found (sources: %s).\n", sourceList(s.Sources)); err != nil {
+			return err
 		}
-		byMode.Rows = append(byMode.Rows, cells)
+	} else {
+		if _, err := fmt.Fprintf(w, "\nTraces with each MAST mode (sources: %s)\n", sourceList(s.Sources)); err != nil {
+			return err
+		}
+		if err := modeTable(rows, modes, func(g analyze.Group) map[string]int { return g.Modes }).Write(w); err != nil {
+			return err
+		}
 	}
-	return byMode.Write(w)
+	if system := s.SystemSeen(); len(system) > 0 {
+		if _, err := fmt.Fprintln(w, "\nHarness and infrastructure failures (not MAST modes, not counted above)"); err != nil {
+			return err
+		}
+		return modeTable(rows, system, func(g analyze.Group) map[string]int { return g.System }).Write(w)
+	}
+	return nil
+}
+
+// modeTable lays out codes (rows) by group (columns).
+func modeTable(rows []analyze.Group, codes []string, counts func(analyze.Group) map[string]int) *Table {
+	t := &Table{Header: []string{"mode"}, NumericRight: true}
+	for _, g := range rows {
+		t.Header = append(t.Header, g.Name)
+	}
+	for _, code := range codes {
+		cells := []string{code + " " + modeName(code)}
+		for _, g := range rows {
+			cells = append(cells, countCell(counts(g)[code], g.Traces))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
 }
 
 // countCell shows "n/N" so small groups are read as small.

@@ -233,7 +233,7 @@ func indent(s, prefix string) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func modeName(code string) string {
-	if m, ok := taxonomy.MAST.Mode(code); ok {
+	if m, _, ok := taxonomy.Lookup(code); ok {
 		return m.Name
 	}
 	return ""

@@ -39,8 +39,11 @@ known blind spots. --json prints [{name, mode, mode_name, summary, doc}].`,
 			}
 			var list []detectorJSON
 			for _, d := range ds {
-				mode, _ := taxonomy.MAST.Mode(d.Mode)
-				list = append(list, detectorJSON{Name: d.Name, Mode: d.Mode, ModeName: mode.Name, Summary: d.Summary(), Doc: d.Doc})
+				name := ""
+				if mode, _, ok := taxonomy.Lookup(d.Mode); ok {
+					name = mode.Name
+				}
+				list = append(list, detectorJSON{Name: d.Name, Mode: d.Mode, ModeName: name, Summary: d.Summary(), Doc: d.Doc})
 			}
 			if asJSON {
 				return writeJSON(a.stdout, list)

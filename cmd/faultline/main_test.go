@@ -214,7 +214,7 @@ func TestRealData(t *testing.T) {
 	itbench := shared.Path(t, "itbench")
 	mast := shared.Path(t, "mast/MAD_human_labelled_dataset.json")
 	c := newCLI(t)
-	out, errOut, code := c.run("", "analyze", "--json", itbench, mast)
+	out, errOut, code := c.run("", "analyze", "--json", "--source", "detector", itbench, mast)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
@@ -235,8 +235,10 @@ func TestRealData(t *testing.T) {
 	if empty != 3 {
 		t.Errorf("%d empty sessions reported, want 3", empty)
 	}
-	if res.Summary.By != "model" || res.Summary.Total.Modes["FM-1.5"] < 15 {
-		t.Errorf("FM-1.5 found in %d traces; the 15 gpt-oss retry loops alone should give 15", res.Summary.Total.Modes["FM-1.5"])
+	// The 15 gpt-oss runs whose model never answered are infrastructure
+	// failures (SYS-1), not the agent ignoring its stop condition.
+	if res.Summary.By != "model" || res.Summary.Total.System["SYS-1"] < 15 || res.Summary.Total.Modes["FM-1.5"] > 2 {
+		t.Errorf("SYS-1 in %d traces, FM-1.5 in %d", res.Summary.Total.System["SYS-1"], res.Summary.Total.Modes["FM-1.5"])
 	}
 }
 
