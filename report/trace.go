@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/judge"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -24,14 +25,43 @@ const (
 	clipBytes = 400
 )
 
-// WriteTrace prints a trace for a terminal: a header, the findings, then
-// every step with the findings that cite it.
-func WriteTrace(w io.Writer, t *trace.Trace, opts TraceOptions) error {
+// WriteTrace prints a trace for a terminal: a header, the findings, what
+// each LLM judge made of it, then every step with the findings that cite it.
+func WriteTrace(w io.Writer, t *trace.Trace, judgements []judge.Record, opts TraceOptions) error {
 	p := &printer{w: w}
 	p.header(t)
 	p.findings(t)
+	p.judgements(judgements)
 	p.steps(t, opts)
 	return p.err
+}
+
+// judgements prints each judge's verdict on the whole trace: whether it
+// succeeded, its summary and its guess at the outcome. A failed judgement
+// is shown as such, since its absence of findings is not a verdict.
+func (p *printer) judgements(records []judge.Record) {
+	for _, r := range records {
+		facts := []string{r.Status}
+		if r.Windows > 1 {
+			facts = append(facts, fmt.Sprintf("%d windows", r.Windows))
+		}
+		if r.Samples > 1 {
+			facts = append(facts, fmt.Sprintf("%d samples", r.Samples))
+		}
+		if r.TaskSuccess != "" {
+			facts = append(facts, "outcome guess: "+r.TaskSuccess)
+		}
+		p.printf("judge     %s: %s\n", r.Source, strings.Join(facts, " · "))
+		if r.Status == judge.StatusFailed {
+			p.printf("      no verdict: %s\n", trace.Clip(oneLine(r.Error), 300))
+		}
+		if r.Summary != "" {
+			p.printf("      %s\n", r.Summary)
+		}
+	}
+	if len(records) > 0 {
+		p.printf("\n")
+	}
 }
 
 type printer struct {

@@ -19,32 +19,52 @@ var _ judge.Store = (*Store)(nil)
 // by trace id.
 func (s *Store) JudgeRecords(ctx context.Context, source string, ids []string) (map[string]judge.Record, error) {
 	out := map[string]judge.Record{}
-	err := s.queryIDs(ctx, ids, `SELECT trace_id, source, prompt_version, status, error, windows, samples, agreement, summary, task_success,
-		calls, input_tokens, output_tokens, cost, judged_at FROM judge_runs WHERE trace_id IN (%s)`, func(rows *sql.Rows) error {
-		var r judge.Record
-		var agreement, judgedAt string
-		var cost sql.NullFloat64
-		if err := rows.Scan(&r.Trace, &r.Source, &r.PromptVersion, &r.Status, &r.Error, &r.Windows, &r.Samples, &agreement, &r.Summary, &r.TaskSuccess,
-			&r.Calls, &r.InputTokens, &r.OutputTokens, &cost, &judgedAt); err != nil {
-			return err
+	err := s.queryIDs(ctx, ids, judgeRecordColumns+` WHERE trace_id IN (%s)`, func(rows *sql.Rows) error {
+		r, err := scanJudgeRecord(rows)
+		if err == nil && r.Source == source {
+			out[r.Trace] = r
 		}
-		if r.Source != source {
-			return nil
-		}
-		if err := json.Unmarshal([]byte(agreement), &r.Agreement); err != nil {
-			return fmt.Errorf("trace %s judge record agreement: %w", r.Trace, err)
-		}
-		if cost.Valid {
-			r.Cost = &cost.Float64
-		}
-		r.JudgedAt = parseTimeText(judgedAt)
-		out[r.Trace] = r
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading judge records: %w", err)
 	}
 	return out, nil
+}
+
+// TraceJudgements returns every judge's record on one trace, by source.
+func (s *Store) TraceJudgements(ctx context.Context, traceID string) ([]judge.Record, error) {
+	var out []judge.Record
+	err := s.queryIDs(ctx, []string{traceID}, judgeRecordColumns+` WHERE trace_id IN (%s) ORDER BY source`, func(rows *sql.Rows) error {
+		r, err := scanJudgeRecord(rows)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the judge records of %s: %w", traceID, err)
+	}
+	return out, nil
+}
+
+const judgeRecordColumns = `SELECT trace_id, source, prompt_version, status, error, windows, samples, agreement, summary, task_success,
+	calls, input_tokens, output_tokens, cost, judged_at FROM judge_runs`
+
+func scanJudgeRecord(rows *sql.Rows) (judge.Record, error) {
+	var r judge.Record
+	var agreement, judgedAt string
+	var cost sql.NullFloat64
+	if err := rows.Scan(&r.Trace, &r.Source, &r.PromptVersion, &r.Status, &r.Error, &r.Windows, &r.Samples, &agreement, &r.Summary, &r.TaskSuccess,
+		&r.Calls, &r.InputTokens, &r.OutputTokens, &cost, &judgedAt); err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal([]byte(agreement), &r.Agreement); err != nil {
+		return r, fmt.Errorf("trace %s judge record agreement: %w", r.Trace, err)
+	}
+	if cost.Valid {
+		r.Cost = &cost.Float64
+	}
+	r.JudgedAt = parseTimeText(judgedAt)
+	return r, nil
 }
 
 // PutJudgement replaces the findings of r.Source on r.Trace with findings and

@@ -99,6 +99,12 @@ func TestJudgeExamplesThenShowAnalyzeEval(t *testing.T) {
 	if present != 1 || absent != 13 {
 		t.Errorf("show: %d present, %d absent findings", present, absent)
 	}
+	if len(doc.Judgements) != 1 || doc.Judgements[0].Status != judge.StatusOK || doc.Judgements[0].Source != "judge:fake-model" {
+		t.Errorf("show --json judgements = %+v", doc.Judgements)
+	}
+	if text, _, _ := c.run("", "show", list[0].ID); !strings.Contains(text, "judge     judge:fake-model: ok") {
+		t.Errorf("show does not print the judge's record:\n%s", text)
+	}
 	summary, errOut, code := c.run("", "analyze", "--json", "--source", "judge:fake-model")
 	var an struct {
 		Summary struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/faultline/faultline/judge"
 	"github.com/faultline/faultline/report"
 	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/trace"
@@ -10,9 +11,10 @@ import (
 
 // showJSON is the JSON form of `show`.
 type showJSON struct {
-	Trace    *trace.Trace    `json:"trace"`
-	Steps    []trace.Step    `json:"steps"`
-	Findings []trace.Finding `json:"findings"`
+	Trace      *trace.Trace    `json:"trace"`
+	Steps      []trace.Step    `json:"steps"`
+	Findings   []trace.Finding `json:"findings"`
+	Judgements []judge.Record  `json:"judgements"`
 }
 
 func (a *app) showCommand() *cobra.Command {
@@ -26,12 +28,14 @@ func (a *app) showCommand() *cobra.Command {
 errors, and every finding at the steps it cites. TRACE is a trace id or a unique
 prefix of one (see faultline ls). Long texts are cut to a few lines unless --full.
 
---json prints {trace, steps, findings}: trace holds the run's fields (id, format,
+--json prints {trace, steps, findings, judgements}: trace holds the run's fields (id, format,
 source, system, model, task, scenario, trial, started, ended, usage, diagnosis,
 outcomes, meta), steps the steps (index, kind, role, agent, text, tool, args,
 call_id, pair, exit_code, is_error, time, tokens, type) and findings the
 annotations (mode, source, verdict, detector, steps, quote, confidence,
-explanation, taxonomy, raw_label).`,
+explanation, taxonomy, raw_label); judgements holds each LLM judge's record on the
+trace (source, status, error, windows, samples, agreement, summary, task_success,
+calls, tokens, cost).`,
 		Example: `  faultline show 019bc2a7
   faultline show 019bc2a7 --full --source detector`,
 		Args: cobra.ExactArgs(1),
@@ -57,8 +61,22 @@ explanation, taxonomy, raw_label).`,
 				}
 			}
 			t.Findings = kept
+			judgements, err := st.TraceJudgements(ctx, id)
+			if err != nil {
+				return err
+			}
+			shown := judgements[:0]
+			for _, r := range judgements {
+				if store.MatchSource(r.Source, sources) {
+					shown = append(shown, r)
+				}
+			}
+			judgements = shown
 			if asJSON {
-				out := showJSON{Trace: t, Steps: t.Steps, Findings: t.Findings}
+				out := showJSON{Trace: t, Steps: t.Steps, Findings: t.Findings, Judgements: judgements}
+				if out.Judgements == nil {
+					out.Judgements = []judge.Record{}
+				}
 				if out.Findings == nil {
 					out.Findings = []trace.Finding{}
 				}
@@ -68,7 +86,7 @@ explanation, taxonomy, raw_label).`,
 				out.Trace = &header
 				return writeJSON(a.stdout, out)
 			}
-			return report.WriteTrace(a.stdout, t, opts)
+			return report.WriteTrace(a.stdout, t, judgements, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "print every text in full")
