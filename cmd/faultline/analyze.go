@@ -14,34 +14,34 @@ import (
 
 // analyzeJSON is the JSON form of `analyze`.
 type analyzeJSON struct {
-	Ingest  *ingestResult        `json:"ingest,omitempty"`
-	Scores  *analyze.ScoreResult `json:"scores,omitempty"`
-	Summary *analyze.Summary     `json:"summary"`
+	Ingest *ingestResult        `json:"ingest,omitempty"`
+	Scores *analyze.ScoreResult `json:"scores,omitempty"`
+	Report *analyze.Report      `json:"report"`
 }
 
 func (a *app) analyzeCommand() *cobra.Command {
 	var asJSON bool
-	var sources []string
+	var cf cohortFlags
 	var sf scoreFlags
-	by := "model"
 	cmd := &cobra.Command{
 		Use:   "analyze [PATH...]",
-		Short: "Ingest traces, run the detectors, and summarise failure modes per model",
+		Short: "Ingest traces, run the detectors, score them, and print the cohort report",
 		Long: `Ingest the traces under PATH (as faultline ingest does), run the detectors on every
 one of them, score ITBench runs against ground truth (found among the files under
-PATH, or given with --ground-truth; see faultline score), and print a per-model
-summary: traces, outcomes, and how many traces show each failure mode. Without
-PATH, the whole database is summarised with the outcomes already stored.
+PATH, or given with --ground-truth; see faultline score), and print the cohort report
+of those traces (see faultline report): per model, the outcomes, the prevalence of
+each failure mode, the failure density, which modes are fatal and which benign,
+co-occurrence, cascades and the interventions they call for. Without PATH, the report
+covers the whole database with the outcomes already stored.
 
-Modes are counted from every annotation source (detectors, bundled dataset labels)
-unless --source picks some. --json prints {ingest, scores, summary}; scores is as in
-faultline score --json; summary holds by,
-traces, sources, groups[] and total, each group with name, traces, succeeded,
-failed, unscored, with_modes and modes (mode code → number of traces).`,
+Modes count from every annotation source (detectors, bundled dataset labels, judges)
+unless --source picks some. --json prints {ingest, scores, report}: ingest as in
+faultline ingest --json, scores as in faultline score --json (both left out when there
+was nothing to do), report as faultline report --format json prints it.`,
 		Example: `  faultline analyze examples/
   faultline analyze --source detector ../runs/
   faultline analyze --by system --source mad MAD_human_labelled_dataset.json
-  faultline analyze --json > summary.json`,
+  faultline analyze --json > analysis.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			st, err := a.openStore(ctx)
@@ -49,75 +49,93 @@ failed, unscored, with_modes and modes (mode code → number of traces).`,
 				return err
 			}
 			defer st.Close()
-			var out analyzeJSON
-			filter := store.Filter{}
-			var groundTruthFiles []string
-			if len(args) > 0 {
-				res, err := a.ingest(ctx, st, args, true, asJSON)
-				if err != nil {
-					return err
-				}
-				out.Ingest = res
-				if !asJSON && !a.quiet {
-					fmt.Fprintln(a.stderr, res.line())
-				}
-				filter.Select = &store.Selection{IDs: res.TraceIDs, Files: res.summary.UnchangedFiles}
-				for _, f := range res.summary.SkippedFiles {
-					if score.LooksLikeGroundTruthFile(f) {
-						groundTruthFiles = append(groundTruthFiles, f)
-					}
-				}
-			}
-			traces, err := st.List(ctx, filter)
+			in, err := a.prepareCohort(cmd, st, args, &sf, asJSON)
 			if err != nil {
 				return err
 			}
-			if err := a.redetect(cmd, st, traces); err != nil {
-				return err
-			}
-			req, problems, err := sf.request(groundTruthFiles)
-			if err != nil {
-				return err
-			}
-			if req != nil {
-				for _, p := range problems {
-					fmt.Fprintf(a.stderr, "notice: %s\n", p)
-				}
-				req.Traces = traces
-				if out.Scores, err = analyze.ScoreStored(ctx, st, *req); err != nil {
-					return err
-				}
-				if !asJSON && !a.quiet {
-					fmt.Fprintf(a.stderr, "scored %d traces against %d incidents of ground truth\n", out.Scores.Stored, len(req.GroundTruth))
-				}
-				// Re-read the traces for their new outcomes.
-				if traces, err = st.List(ctx, filter); err != nil {
-					return err
-				}
-			}
-			out.Summary, err = analyze.Summarize(ctx, st, traces, by, sources)
-			if err != nil {
+			out := analyzeJSON{Ingest: in.ingest, Scores: in.scores}
+			if out.Report, err = analyze.BuildReport(ctx, st, cf.options(in.ids)); err != nil {
 				return err
 			}
 			if asJSON {
 				err = writeJSON(a.stdout, out)
 			} else {
-				err = report.WriteSummary(a.stdout, out.Summary)
+				err = report.WriteText(a.stdout, out.Report)
 			}
 			if err != nil {
 				return err
 			}
-			if out.Ingest != nil && out.Ingest.Errors > 0 {
+			if in.ingest != nil && in.ingest.Errors > 0 {
 				return errDataProblems
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringSliceVar(&sources, "source", nil, "count modes from these annotation sources only (detector, mad, mad:annotator_1, ...)")
-	cmd.Flags().StringVar(&by, "by", by, "group by model, system or scenario")
+	cf.register(cmd)
 	sf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// cohortInput is what prepareCohort did.
+type cohortInput struct {
+	ids    []string // the traces to report on; nil for the whole database
+	ingest *ingestResult
+	scores *analyze.ScoreResult
+}
+
+// prepareCohort ingests the paths, if any, runs the current detectors where
+// they have not run, and scores ITBench runs when ground truth is given or
+// found among the paths: what analyze and check do before they report.
+func (a *app) prepareCohort(cmd *cobra.Command, st *store.Store, paths []string, sf *scoreFlags, quietOut bool) (*cohortInput, error) {
+	ctx := cmd.Context()
+	in := &cohortInput{}
+	filter := store.Filter{}
+	var groundTruthFiles []string
+	if len(paths) > 0 {
+		res, err := a.ingest(ctx, st, paths, true, quietOut)
+		if err != nil {
+			return nil, err
+		}
+		in.ingest = res
+		if !quietOut && !a.quiet {
+			fmt.Fprintln(a.stderr, res.line())
+		}
+		filter.Select = &store.Selection{IDs: res.TraceIDs, Files: res.summary.UnchangedFiles}
+		for _, f := range res.summary.SkippedFiles {
+			if score.LooksLikeGroundTruthFile(f) {
+				groundTruthFiles = append(groundTruthFiles, f)
+			}
+		}
+	}
+	traces, err := st.List(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) > 0 {
+		in.ids = make([]string, len(traces))
+		for i, t := range traces {
+			in.ids[i] = t.ID
+		}
+	}
+	if err := a.redetect(cmd, st, traces); err != nil {
+		return nil, err
+	}
+	req, problems, err := sf.request(groundTruthFiles)
+	if err != nil || req == nil {
+		return in, err
+	}
+	for _, p := range problems {
+		fmt.Fprintf(a.stderr, "notice: %s\n", p)
+	}
+	req.Traces = traces
+	if in.scores, err = analyze.ScoreStored(ctx, st, *req); err != nil {
+		return nil, err
+	}
+	if !quietOut && !a.quiet {
+		fmt.Fprintf(a.stderr, "scored %d traces against %d incidents of ground truth\n", in.scores.Stored, len(req.GroundTruth))
+	}
+	return in, nil
 }
 
 // redetect runs the current detectors on stored traces whose detector

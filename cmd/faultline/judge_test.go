@@ -107,13 +107,16 @@ func TestJudgeExamplesThenShowAnalyzeEval(t *testing.T) {
 	}
 	summary, errOut, code := c.run("", "analyze", "--json", "--source", "judge:fake-model")
 	var an struct {
-		Summary struct {
-			Total struct {
-				Modes map[string]int `json:"modes"`
-			} `json:"total"`
-		} `json:"summary"`
+		Report struct {
+			All struct {
+				Modes []struct {
+					Mode string
+					All  struct{ K int }
+				} `json:"modes"`
+			} `json:"all"`
+		} `json:"report"`
 	}
-	if err := json.Unmarshal([]byte(summary), &an); code != exitOK || err != nil || an.Summary.Total.Modes["FM-1.3"] != n || len(an.Summary.Total.Modes) != 1 {
+	if err := json.Unmarshal([]byte(summary), &an); code != exitOK || err != nil || len(an.Report.All.Modes) != 1 || an.Report.All.Modes[0].Mode != "FM-1.3" || an.Report.All.Modes[0].All.K != n {
 		t.Errorf("analyze: exit %d %s\n%s", code, errOut, summary)
 	}
 	agreement, errOut, code := c.run("", "eval", "--labels", "detector", "--source", "judge:fake-model", "--bootstrap", "0")
