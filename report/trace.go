@@ -125,7 +125,7 @@ func (p *printer) findings(t *trace.Trace) {
 			bare[f.Mode] = append(bare[f.Mode], sourceName(f))
 			continue
 		}
-		p.printf("  %s %s  [%s]%s  steps %s\n", f.Mode, modeName(f.Mode), sourceName(f), confidenceText(f), stepList(f.Steps))
+		p.printf("  %s  [%s]%s  steps %s\n", findingTitle(f), sourceName(f), confidenceText(f), stepList(f.Steps))
 		if f.Quote != "" {
 			p.printf("      “%s”\n", trace.Clip(trace.NormalizeSpace(f.Quote), 120))
 		}
@@ -157,26 +157,38 @@ func (p *printer) steps(t *trace.Trace, opts TraceOptions) {
 			p.printf("%s\n", indent(clip(body, opts.Full), "      "))
 		}
 		for _, f := range at[i] {
-			p.printf("      ⚑ %s %s [%s]\n", f.Mode, modeName(f.Mode), sourceName(f))
+			p.printf("      ⚑ %s [%s]\n", findingTitle(f), sourceName(f))
 		}
 	}
 }
 
+// presentFindings keeps the findings that say something is there: a mode
+// marked present, or a located label whose mode is unknown (Who&When's
+// "decisive error" at a step).
 func presentFindings(fs []trace.Finding) []trace.Finding {
 	var out []trace.Finding
 	for _, f := range fs {
-		if f.Verdict == trace.Present && f.Mode != "" {
+		if f.Verdict == trace.Present && (f.Mode != "" || (f.RawLabel != "" && len(f.Steps) > 0)) {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
+// findingTitle names a finding by its mode, or by its label as written when
+// the mode is unknown.
+func findingTitle(f trace.Finding) string {
+	if f.Mode == "" {
+		return f.RawLabel + " (mode not given)"
+	}
+	return f.Mode + " " + modeName(f.Mode)
+}
+
 func unmappedLabels(fs []trace.Finding) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, f := range fs {
-		if f.Mode == "" && f.RawLabel != "" && !seen[f.RawLabel] {
+		if f.Mode == "" && f.RawLabel != "" && len(f.Steps) == 0 && !seen[f.RawLabel] {
 			seen[f.RawLabel] = true
 			out = append(out, f.RawLabel)
 		}

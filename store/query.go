@@ -269,7 +269,7 @@ func (s *Store) Load(ctx context.Context, id string) (*trace.Trace, error) {
 }
 
 func (s *Store) loadSteps(ctx context.Context, t *trace.Trace) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT idx, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type
+	rows, err := s.db.QueryContext(ctx, `SELECT idx, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type, span_id
 		FROM steps WHERE trace_id = ? ORDER BY idx`, t.ID)
 	if err != nil {
 		return fmt.Errorf("trace %s steps: %w", t.ID, err)
@@ -279,7 +279,7 @@ func (s *Store) loadSteps(ctx context.Context, t *trace.Trace) error {
 		var st trace.Step
 		var kind, ts string
 		var pair, exit sql.NullInt64
-		if err := rows.Scan(&st.Index, &kind, &st.Role, &st.Agent, &st.Text, &st.Tool, &st.Args, &st.CallID, &pair, &exit, &st.IsError, &ts, &st.Tokens, &st.Type); err != nil {
+		if err := rows.Scan(&st.Index, &kind, &st.Role, &st.Agent, &st.Text, &st.Tool, &st.Args, &st.CallID, &pair, &exit, &st.IsError, &ts, &st.Tokens, &st.Type, &st.SpanID); err != nil {
 			return fmt.Errorf("trace %s steps: %w", t.ID, err)
 		}
 		st.Kind = trace.Kind(kind)
@@ -378,31 +378,6 @@ func (s *Store) queryIDs(ctx context.Context, ids []string, query string, scan f
 		}
 	}
 	return nil
-}
-
-// PresentModes returns, for the given traces, the modes marked present by
-// any of the given sources (all sources when none are given). A source
-// matches exactly or as a prefix before ":" ("mad" matches "mad:annotator_1").
-func (s *Store) PresentModes(ctx context.Context, ids []string, sources []string) (map[string]map[string]bool, error) {
-	out := map[string]map[string]bool{}
-	err := s.queryIDs(ctx, ids, `SELECT DISTINCT trace_id, source, mode FROM findings
-		WHERE verdict = 'present' AND mode != '' AND trace_id IN (%s)`, func(rows *sql.Rows) error {
-		var id, source, mode string
-		if err := rows.Scan(&id, &source, &mode); err != nil {
-			return err
-		}
-		if MatchSource(source, sources) {
-			if out[id] == nil {
-				out[id] = map[string]bool{}
-			}
-			out[id][mode] = true
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading findings: %w", err)
-	}
-	return out, nil
 }
 
 // MatchSource reports whether an annotation source is selected by a list of

@@ -180,7 +180,7 @@ func TestResolvePrefix(t *testing.T) {
 	}
 }
 
-func TestReplaceFindingsAndPresentModes(t *testing.T) {
+func TestReplaceFindings(t *testing.T) {
 	st := open(t)
 	ctx := context.Background()
 	ingestFile(t, st, "/f", "h", sample("a", "m", nil))
@@ -191,16 +191,17 @@ func TestReplaceFindingsAndPresentModes(t *testing.T) {
 	if err := st.ReplaceFindings(ctx, "a", "detector", det, "r1"); err != nil {
 		t.Fatal(err)
 	}
-	modes, err := st.PresentModes(ctx, []string{"a"}, nil)
+	// Replacing twice keeps one detector finding beside the bundled label.
+	findings, err := st.Findings(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(modes["a"]) != 2 || !modes["a"]["FM-1.5"] || !modes["a"]["FM-1.3"] {
-		t.Errorf("all sources: %v", modes)
+	var got []string
+	for _, f := range findings {
+		got = append(got, f.Source+":"+f.Mode)
 	}
-	modes, _ = st.PresentModes(ctx, []string{"a"}, []string{"mad"})
-	if len(modes["a"]) != 1 || !modes["a"]["FM-1.3"] {
-		t.Errorf("mad only: %v", modes)
+	if join(got) != "detector:FM-1.5,mad:annotator_1:FM-1.3" {
+		t.Errorf("findings = %v", got)
 	}
 	with, _ := st.DetectedWith(ctx, []string{"a"})
 	if with["a"] != "r1" {
