@@ -74,7 +74,7 @@ func (i Issue) String() string {
 
 // Formats lists every format in the order they are sniffed. More specific
 // formats come first.
-var Formats = []Format{Codex{}, MAD{}}
+var Formats = []Format{Codex{}, MAD{}, OTLPJSON{}, OTLPProto{}, InspectAI{}, WhoWhen{}, TauBench{}, ATIF{}, Docent{}, MagenticOne{}, OpenAIChat{}}
 
 // Lookup returns the format with the given name.
 func Lookup(name string) (Format, bool) {

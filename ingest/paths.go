@@ -255,11 +255,13 @@ func sniff(head []byte) (Format, string) {
 	if len(bytes.TrimSpace(head)) == 0 {
 		return nil, "empty file"
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return nil, "binary content, not a trace format"
-	}
+	// Binary formats (OTLP protobuf) are sniffed before binary content is
+	// turned away.
 	if f, ok := Detect(head); ok {
 		return f, ""
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return nil, "binary content, not a trace format"
 	}
 	if !utf8.Valid(head[:max(0, len(head)-utf8.UTFMax)]) {
 		return nil, "not UTF-8 text, not a trace format"

@@ -147,8 +147,8 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 	prep(&w.delTrace, `DELETE FROM traces WHERE id = ?`)
 	prep(&w.insTrace, `INSERT INTO traces (id, file, format, source, system, model, task, scenario, trial, started, ended, step_count, usage, meta, diagnosis_source, diagnosis, detected_with)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	prep(&w.insStep, `INSERT INTO steps (trace_id, idx, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insStep, `INSERT INTO steps (trace_id, idx, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type, span_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.insFinding, `INSERT INTO findings (trace_id, source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.insOutcome, `INSERT INTO outcomes (trace_id, source, metric, score, success, detail) VALUES (?, ?, ?, ?, ?, ?)
@@ -186,7 +186,7 @@ func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace) erro
 	for i := range t.Steps {
 		st := &t.Steps[i]
 		_, err := w.insStep.ExecContext(ctx, t.ID, st.Index, string(st.Kind), st.Role, st.Agent, st.Text, st.Tool, st.Args, st.CallID,
-			nullInt(st.Pair), nullInt(st.ExitCode), st.IsError, timeText(st.Time), st.Tokens, st.Type)
+			nullInt(st.Pair), nullInt(st.ExitCode), st.IsError, timeText(st.Time), st.Tokens, st.Type, st.SpanID)
 		if err != nil {
 			return fmt.Errorf("trace %s step %d: %w", t.ID, i, err)
 		}

@@ -72,6 +72,9 @@ type Step struct {
 	Time   time.Time `json:"time,omitzero"`
 	Tokens int       `json:"tokens,omitempty"` // tokens attributed to this step, when the format says
 	Type   string    `json:"type,omitempty"`   // the format's own event type, for system steps
+	// SpanID is the OpenTelemetry span (hex) the step came from, kept so that
+	// exports can point back at it.
+	SpanID string `json:"span_id,omitempty"`
 }
 
 // HasPair reports whether the step is linked to its call or result.

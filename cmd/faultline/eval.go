@@ -20,9 +20,10 @@ import (
 
 // evalJSON is the JSON form of `eval`.
 type evalJSON struct {
-	Ingest    *ingestResult      `json:"ingest,omitempty"`
-	Issues    []ingestIssue      `json:"issues"`
-	Agreement *analyze.Agreement `json:"agreement"`
+	Ingest      *ingestResult        `json:"ingest,omitempty"`
+	Issues      []ingestIssue        `json:"issues"`
+	Agreement   *analyze.Agreement   `json:"agreement"`
+	Attribution *analyze.Attribution `json:"attribution,omitempty"`
 }
 
 func (a *app) evalCommand() *cobra.Command {
@@ -76,19 +77,32 @@ Labels that cannot be used (a bad record, an unknown trace, a step the trace
 does not have) are reported as file:line: message and the rest are compared;
 the exit status is then 1.
 
---json prints {ingest, issues, agreement}. agreement holds source and labels
+Decisive errors: where the traces compared carry labels naming the agent and
+step at which a run went irrecoverably wrong (Who&When's mistake agent and
+step, stored as source human:whowhen), eval also measures failure attribution
+as that benchmark does: on how many of them the source's earliest located
+finding (of any MAST mode) is at a step of the labelled agent, at the labelled
+step, and within --within steps of it; a trace the source located nothing on
+counts as a miss. To evaluate on Who&When alone: --labels human:whowhen.
+
+--json prints {ingest, issues, agreement, attribution}. agreement holds source and labels
 (each {name, detail, sources, traces, decided, implied, unsure}), traces,
 bootstrap {replicates, seed, level}, within, modes[], merged, micro and macro.
 Each row is {mode, name, pairs, excluded, tp, fp, fn, tn, accuracy, precision,
 recall, f1, kappa, location}: each statistic {value, lo, hi}, null when
 undefined; location {pairs, exact, within} or null; macro {modes, accuracy,
-precision, recall, f1, kappa}.`,
+precision, recall, f1, kappa}. attribution, present when decisive errors are
+labelled, is {source, labels, traces, attributed, bootstrap, within, agent,
+step, near, rows}: agent, step and near each {correct, value, lo, hi}, each
+row {trace, label_agent, label_step, mode, agent, step, agent_hit, step_hit,
+near_hit}.`,
 		Example: `  faultline eval --ingest MAD_human_labelled_dataset.json --labels MAD_human_labelled_dataset.json
   faultline eval --labels MAD_human_labelled_dataset.json --source mad:annotator_1
   faultline eval --labels MAD_human_labelled_dataset.json --labels-source mad:annotator_2 --source mad:annotator_1
   faultline eval --labels mad:annotator_1 --source mad:annotator_2
   faultline eval --labels reviewed.csv --source judge:gpt-4o --within 2
-  faultline eval --labels reviewed.jsonl --json > agreement.json`,
+  faultline eval --labels reviewed.jsonl --json > agreement.json
+  faultline eval --ingest whowhen/ --labels human:whowhen`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opt.Replicates < 0 || opt.Within < 0 {
@@ -126,7 +140,12 @@ precision, recall, f1, kappa}.`,
 				return err
 			}
 			out.Agreement = analyze.Agree(src, ref, opt)
-			if len(out.Agreement.Modes) == 0 && out.Agreement.Merged == nil {
+			out.Attribution, err = analyze.Attribute(ctx, st, source, summaryIDs(traces), opt)
+			if err != nil {
+				return err
+			}
+			compared := len(out.Agreement.Modes) > 0 || out.Agreement.Merged != nil
+			if !compared && out.Attribution == nil {
 				return fmt.Errorf("nothing to compare: no trace has a mode decided by both %s (on %d traces) and the labels (on %d traces)",
 					source, out.Agreement.Source.Traces, out.Agreement.Labels.Traces)
 			}
@@ -136,7 +155,12 @@ precision, recall, f1, kappa}.`,
 				}
 				err = writeJSON(a.stdout, out)
 			} else {
-				err = writeAgreement(a.stdout, out.Agreement)
+				if compared {
+					err = writeAgreement(a.stdout, out.Agreement)
+				}
+				if err == nil && out.Attribution != nil {
+					err = writeAttribution(a.stdout, out.Attribution, compared)
+				}
 			}
 			if err != nil {
 				return err
@@ -340,6 +364,33 @@ func rowsOf(ag *analyze.Agreement) []labelledRow {
 		out = append(out, labelledRow{"all modes (micro)", ag.Micro})
 	}
 	return out
+}
+
+// writeAttribution prints how well the source locates the decisive errors,
+// beside the best results published on Who&When; after the agreement
+// tables when there are some.
+func writeAttribution(w io.Writer, at *analyze.Attribution, after bool) error {
+	var b strings.Builder
+	if after {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Decisive errors: %d traces labelled with the agent and step that made the run fail (%s);\n", at.Traces, strings.Join(at.Labels, ", "))
+	fmt.Fprintf(&b, "%s located a finding on %d. Its earliest located finding names:\n", at.Source, at.Attributed)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	t := report.Table{Header: []string{"attribution", "correct", "accuracy"}, NumericRight: true}
+	for _, r := range []struct {
+		label string
+		s     analyze.Share
+	}{{"agent", at.Agent}, {"step", at.Step}, {fmt.Sprintf("step within ±%d", at.Within), at.Near}} {
+		t.Rows = append(t.Rows, []string{r.label, shareCell(r.s.Correct, at.Traces), metricCell(r.s.Metric)})
+	}
+	if err := t.Write(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "Best published on Who&When: %.1f%% agent-level, %.1f%% step-level accuracy.\n", 100*analyze.WhoWhenBestAgent, 100*analyze.WhoWhenBestStep)
+	return err
 }
 
 // metricCell shows a value with its interval, or says it is undefined.

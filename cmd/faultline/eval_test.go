@@ -376,3 +376,77 @@ func TestEvalUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// whoWhenLabels is where Who&When's samples put their decisive errors,
+// as faultline show numbers the steps (the algorithm-generated records'
+// system prompts come first), and whose they are.
+var whoWhenLabels = map[string]string{
+	"whowhen:algorithm-generated:4d51c4bf-4b0e-4f3d-897b-3f6687a7d9f2":                      "Excel_Expert@3",
+	"whowhen:algorithm-generated:cf106601-ab4f-4af9-b045-5295fe67b37d":                      "Verification_Expert@5",
+	"whowhen:algorithm-generated:df6561b2-7ee5-4540-baab-5095f742716a":                      "Verification_Expert@7",
+	"whowhen:hand-crafted:6e3be83d1949fa52cba03fb1ce4b5b3bf7e37a83fd7d67694b10b2e439d90cf8": "WebSurfer@12",
+	"whowhen:hand-crafted:8ad84bd6fe38481ba49e7ad1f6fbd43219a999074e5c6fc940003281f55ec65b": "Orchestrator@9",
+	"whowhen:hand-crafted:624cbf11-6a41-4692-af9c-36b3e5ca3130":                             "Websurfer@24",
+}
+
+func TestEvalWhoWhenAttribution(t *testing.T) {
+	dir := shared.Path(t, "samples/whowhen")
+	c := newCLI(t)
+	out, errOut, code := c.run("", "eval", "--json", "--ingest", dir, "--labels", "human:whowhen", "--bootstrap", "200")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Attribution *struct {
+			Source     string
+			Labels     []string
+			Traces     int
+			Attributed int
+			Within     int
+			Agent      struct{ Correct int }
+			Step       struct{ Correct int }
+			Near       struct{ Correct int }
+			Rows       []struct {
+				Trace      string
+				LabelAgent string `json:"label_agent"`
+				LabelStep  int    `json:"label_step"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	a := res.Attribution
+	if a == nil || a.Source != "detector" || !slices.Equal(a.Labels, []string{"human:whowhen"}) || a.Traces != 6 || a.Within != 1 || len(a.Rows) != 6 {
+		t.Fatalf("attribution %+v", a)
+	}
+	for _, r := range a.Rows {
+		if got := fmt.Sprintf("%s@%d", r.LabelAgent, r.LabelStep); got != whoWhenLabels[r.Trace] {
+			t.Errorf("%s: label %s, want %s", r.Trace, got, whoWhenLabels[r.Trace])
+		}
+	}
+	// The detectors are being extended, so their numbers move: they are
+	// logged, and only what must hold is checked.
+	t.Logf("detector on Who&When's samples: located %d of %d; agent %d, step %d, within ±1 %d", a.Attributed, a.Traces, a.Agent.Correct, a.Step.Correct, a.Near.Correct)
+	if a.Attributed > a.Traces || a.Agent.Correct > a.Attributed || a.Step.Correct > a.Near.Correct || a.Near.Correct > a.Attributed {
+		t.Errorf("counts do not nest: %+v", a)
+	}
+
+	text, errOut, code := c.run("", "eval", "--labels", "human:whowhen")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"Decisive errors: 6 traces labelled with the agent and step that made the run fail (human:whowhen);\n",
+		"attribution     correct  ",
+		"step within ±1 ",
+		"Best published on Who&When: 53.5% agent-level, 14.2% step-level accuracy.\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "traces compared") {
+		t.Errorf("the agreement tables are printed with nothing compared:\n%s", text)
+	}
+}

@@ -237,8 +237,19 @@ func TestRealData(t *testing.T) {
 	}
 	// The 15 gpt-oss runs whose model never answered are infrastructure
 	// failures (SYS-1), not the agent ignoring its stop condition.
-	if res.Summary.By != "model" || res.Summary.Total.System["SYS-1"] < 15 || res.Summary.Total.Modes["FM-1.5"] > 2 {
-		t.Errorf("SYS-1 in %d traces, FM-1.5 in %d", res.Summary.Total.System["SYS-1"], res.Summary.Total.Modes["FM-1.5"])
+	sys1, fm15 := 0, 0
+	for _, c := range res.Report.All.System.Codes {
+		if c.Code == "SYS-1" {
+			sys1 = c.Traces.K
+		}
+	}
+	for _, m := range res.Report.All.Modes {
+		if m.Mode == "FM-1.5" {
+			fm15 = m.All.K
+		}
+	}
+	if res.Report.By != "model" || sys1 < 15 || fm15 > 2 {
+		t.Errorf("SYS-1 in %d traces, FM-1.5 in %d", sys1, fm15)
 	}
 }
 

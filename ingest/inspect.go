@@ -1,0 +1,527 @@
+package ingest
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/faultline/faultline/trace"
+)
+
+// InspectAI decodes Inspect AI evaluation logs in both forms Inspect
+// writes: the .eval archive, a zip holding header.json (or, while a run is
+// in progress, _journal/start.json) with the eval's spec and plan, and one
+// samples/<id>_epoch_<n>.json per sample; and the .json log, one object
+// {version, status, eval, plan, results, stats, error, samples,
+// reductions}. Each sample (one epoch of one dataset item) is one trace:
+// its messages as steps (see chatMessage), its error and the limit that
+// stopped it as error steps, the first score as the outcome, its events
+// for the times only.
+type InspectAI struct{}
+
+// Name implements Format.
+func (InspectAI) Name() string { return "inspect" }
+
+// zipMagic starts every local file header of a zip archive.
+var zipMagic = []byte("PK\x03\x04")
+
+// Sniff accepts a zip archive with Inspect's members, recognised from the
+// names in the local file headers the head holds, or a JSON log, whose
+// object has an eval spec beside Inspect's other fields.
+func (InspectAI) Sniff(head []byte) bool {
+	if bytes.HasPrefix(head, zipMagic) {
+		for _, name := range zipNames(head) {
+			if name == "header.json" || name == "_journal/start.json" || inspectSampleEntry(name) {
+				return true
+			}
+		}
+		return false
+	}
+	keys := headKeys(head, 0)
+	return FirstByte(head) == '{' && hasAny(keys, "eval") && hasAny(keys, "version", "status", "plan", "samples")
+}
+
+// zipNames returns the member names of the local file headers in head.
+func zipNames(head []byte) []string {
+	var names []string
+	for rest := head; ; {
+		i := bytes.Index(rest, zipMagic)
+		if i < 0 || len(rest) < i+30 {
+			return names
+		}
+		h := rest[i:]
+		n := int(binary.LittleEndian.Uint16(h[26:28]))
+		if len(h) >= 30+n {
+			names = append(names, string(h[30:30+n]))
+		}
+		rest = h[4:]
+	}
+}
+
+func inspectSampleEntry(name string) bool {
+	return strings.HasPrefix(name, "samples/") && path.Ext(name) == ".json"
+}
+
+// inspectHeader is what a log says about the eval as a whole.
+type inspectHeader struct {
+	Status string `json:"status"`
+	Eval   struct {
+		EvalID  string `json:"eval_id"`
+		RunID   string `json:"run_id"`
+		Task    string `json:"task"`
+		Model   string `json:"model"`
+		Solver  string `json:"solver"`
+		Created string `json:"created"`
+		Dataset struct {
+			Name string `json:"name"`
+		} `json:"dataset"`
+		Scorers []struct {
+			Name string `json:"name"`
+		} `json:"scorers"`
+	} `json:"eval"`
+	Plan struct {
+		Steps []struct {
+			Solver string `json:"solver"`
+		} `json:"steps"`
+	} `json:"plan"`
+}
+
+// system names the solver: the eval's, or its plan's steps.
+func (h *inspectHeader) system() string {
+	if h.Eval.Solver != "" {
+		return h.Eval.Solver
+	}
+	var solvers []string
+	for _, s := range h.Plan.Steps {
+		solvers = append(solvers, s.Solver)
+	}
+	return strings.Join(solvers, "+")
+}
+
+// maxInspectEntry bounds a sample's size, so that a corrupt or hostile
+// archive cannot inflate without end.
+const maxInspectEntry = 1 << 30
+
+// Decode implements Format.
+func (InspectAI) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	br := bufio.NewReader(in.R)
+	magic, _ := br.Peek(len(zipMagic)) // a shorter file is no archive
+	if !bytes.Equal(magic, zipMagic) {
+		return inspectJSON(ctx, in, newJSONRecords(br), emit)
+	}
+	// An archive is read by its central directory, at the end: files are
+	// read in place, anything else (standard input, tests) in memory.
+	ra, ok := in.R.(interface {
+		io.ReaderAt
+		io.Seeker
+	})
+	var size int64
+	if ok {
+		end, err := ra.Seek(0, io.SeekEnd)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Path, err)
+		}
+		size = end
+	} else {
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Path, err)
+		}
+		ra, size = bytes.NewReader(data), int64(len(data))
+	}
+	zr, err := zip.NewReader(ra, size)
+	if err != nil {
+		in.Report(0, Error, "not a readable zip archive: %v", err)
+		return nil
+	}
+	return inspectArchive(ctx, in, zr, emit)
+}
+
+func inspectArchive(ctx context.Context, in *Input, zr *zip.Reader, emit func(*trace.Trace) error) error {
+	var h inspectHeader
+	for _, name := range []string{"header.json", "_journal/start.json"} {
+		raw, err := zipEntry(zr, name)
+		if errors.Is(err, errNoEntry) {
+			continue
+		}
+		if err == nil {
+			err = json.Unmarshal(raw, &h)
+		}
+		if err != nil {
+			in.Report(0, Error, "%s: %s; samples read without the eval's model and task", name, recordErrorText(err))
+		}
+		break
+	}
+	ids := uniqueIDs{}
+	n := 0
+	for _, f := range zr.File {
+		if !inspectSampleEntry(f.Name) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := &record{in: in, n: n, line: 1, entry: f.Name}
+		n++
+		raw, err := readZipFile(f)
+		if err != nil {
+			in.Report(0, Error, "%s: %v; sample skipped", f.Name, err)
+			continue
+		}
+		if t := inspectTrace(raw, r, &h, ids); t != nil {
+			if err := emit(t); err != nil {
+				return err
+			}
+		}
+	}
+	if n == 0 {
+		in.Report(0, Notice, "the log holds no samples")
+	}
+	return nil
+}
+
+var errNoEntry = errors.New("no such member")
+
+// zipEntry reads the archive member called name.
+func zipEntry(zr *zip.Reader, name string) ([]byte, error) {
+	for _, f := range zr.File {
+		if f.Name == name {
+			return readZipFile(f)
+		}
+	}
+	return nil, errNoEntry
+}
+
+func readZipFile(f *zip.File) ([]byte, error) {
+	if f.UncompressedSize64 > maxInspectEntry {
+		return nil, fmt.Errorf("%d bytes, more than the %d a sample may have", f.UncompressedSize64, maxInspectEntry)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	// The size in the header is the archive's word; the reader's limit is ours.
+	return io.ReadAll(io.LimitReader(rc, maxInspectEntry))
+}
+
+// inspectJSON reads a .json log, streaming its samples one at a time.
+// Inspect writes the eval's spec before the samples; samples written
+// before it are read without the model and task it gives.
+func inspectJSON(ctx context.Context, in *Input, s *jsonRecords, emit func(*trace.Trace) error) error {
+	var h inspectHeader
+	ids := uniqueIDs{}
+	n := 0
+	err := s.members("samples", func(key string, raw json.RawMessage, line int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var err error
+		switch key {
+		case "status":
+			err = json.Unmarshal(raw, &h.Status)
+		case "eval":
+			err = json.Unmarshal(raw, &h.Eval)
+		case "plan":
+			err = json.Unmarshal(raw, &h.Plan)
+		case "samples":
+			r := &record{in: in, n: n, line: line}
+			n++
+			if t := inspectTrace(raw, r, &h, ids); t != nil {
+				return emit(t)
+			}
+		}
+		if err != nil {
+			in.Report(line+errorLineInRecord(raw, err), Error, "field %q: %s; ignored", key, recordErrorText(err))
+		}
+		return nil
+	})
+	var broken *jsonStreamError
+	if errors.As(err, &broken) {
+		in.Report(broken.Line, Error, "%s; reading stopped after %d samples", broken.Msg, n)
+		return nil
+	}
+	if err == nil && n == 0 {
+		in.Report(0, Notice, "the log holds no samples")
+	}
+	return err
+}
+
+// members walks the members of a top-level object, passing each member's
+// value to fn with the line it starts on, except that the elements of the
+// array under the key each are passed one at a time, so that a log's
+// samples are never all in memory. A defect of the document, or a top-level
+// value that is not an object, is a *jsonStreamError.
+func (s *jsonRecords) members(each string, fn func(key string, raw json.RawMessage, line int) error) error {
+	tok, err := s.dec.Token()
+	if err != nil {
+		return s.tokenError(err)
+	}
+	if tok != json.Delim('{') {
+		return &jsonStreamError{Line: 1, Msg: "the log should be an object"}
+	}
+	for s.dec.More() {
+		tok, err := s.dec.Token()
+		if err != nil {
+			return s.tokenError(err)
+		}
+		key, _ := tok.(string) // inside an object, Token returns keys as strings
+		if key == each {
+			if err := s.each(key, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		raw, line, err := s.value()
+		if err != nil {
+			return err
+		}
+		if err := fn(key, raw, line); err != nil {
+			return err
+		}
+	}
+	if _, err := s.dec.Token(); err != nil {
+		return s.tokenError(err)
+	}
+	return nil
+}
+
+// tokenError stops the walk on an error reading a token: the end of the
+// input, where a token was due, is a truncated document.
+func (s *jsonRecords) tokenError(err error) error {
+	if errors.Is(err, io.EOF) {
+		return s.truncated("the file ends inside the log")
+	}
+	return s.fail(err)
+}
+
+// each passes the elements of the array a member holds to fn one at a
+// time; null holds none. A member of another kind stops the walk, as a
+// defect of the document: reading past it would need the value whole.
+func (s *jsonRecords) each(key string, fn func(key string, raw json.RawMessage, line int) error) error {
+	tok, err := s.dec.Token()
+	if err != nil {
+		return s.tokenError(err)
+	}
+	switch {
+	case tok == nil:
+		return nil // null: no elements
+	case tok != json.Delim('['):
+		return &jsonStreamError{Line: s.lines.Line(s.base + s.dec.InputOffset()), Msg: fmt.Sprintf("field %q should be an array", key)}
+	}
+	for s.dec.More() {
+		raw, line, err := s.value()
+		if err != nil {
+			return err
+		}
+		if err := fn(key, raw, line); err != nil {
+			return err
+		}
+	}
+	if _, err := s.dec.Token(); err != nil {
+		return s.tokenError(err)
+	}
+	return nil
+}
+
+// inspectSample is one sample, the fields read.
+type inspectSample struct {
+	ID       json.RawMessage `json:"id"`
+	Epoch    json.RawMessage `json:"epoch"`
+	Input    json.RawMessage `json:"input"`
+	Target   json.RawMessage `json:"target"`
+	Messages json.RawMessage `json:"messages"`
+	Output   struct {
+		Model string `json:"model"`
+	} `json:"output"`
+	Scores     json.RawMessage `json:"scores"`
+	Events     json.RawMessage `json:"events"`
+	ModelUsage map[string]struct {
+		Input     int `json:"input_tokens"`
+		Output    int `json:"output_tokens"`
+		Total     int `json:"total_tokens"`
+		CacheRead int `json:"input_tokens_cache_read"`
+		Reasoning int `json:"reasoning_tokens"`
+	} `json:"model_usage"`
+	Error *struct {
+		Message   string `json:"message"`
+		Traceback string `json:"traceback"`
+	} `json:"error"`
+	Limit *struct {
+		Type  string          `json:"type"`
+		Limit json.RawMessage `json:"limit"`
+	} `json:"limit"`
+	StartedAt   string            `json:"started_at"`
+	CompletedAt string            `json:"completed_at"`
+	UUID        string            `json:"uuid"`
+	Attachments map[string]string `json:"attachments"`
+}
+
+// inspectAttachment is a reference Inspect writes in place of a long text,
+// kept once in the sample's attachments.
+var inspectAttachment = regexp.MustCompile(`"attachment://([0-9a-fA-F]+)"`)
+
+// inspectTrace turns a sample into a trace, or reports why it cannot and
+// returns nil.
+func inspectTrace(raw json.RawMessage, r *record, h *inspectHeader, ids uniqueIDs) *trace.Trace {
+	var smp inspectSample
+	lines, err := decodeRecord(raw, &smp)
+	if err != nil {
+		r.report(r.at(errorLineInRecord(raw, err)), Error, "%s; sample skipped", recordErrorText(err))
+		return nil
+	}
+	if len(smp.Attachments) > 0 {
+		// Attachments are strings without newlines once quoted, so lines
+		// into the messages stay where they were.
+		resolve := func(ref []byte) []byte {
+			text, ok := smp.Attachments[string(inspectAttachment.FindSubmatch(ref)[1])]
+			if !ok {
+				return ref
+			}
+			b, _ := json.Marshal(text) // a string always marshals
+			return b
+		}
+		smp.Messages = inspectAttachment.ReplaceAllFunc(smp.Messages, resolve)
+		smp.Input = inspectAttachment.ReplaceAllFunc(smp.Input, resolve)
+	}
+	id, _ := textOf(smp.ID)
+	epoch, _ := textOf(smp.Epoch)
+	t := &trace.Trace{Format: "inspect", Source: r.in.Path + "#" + firstNonEmpty(r.entry, strconv.Itoa(r.n)),
+		System: h.system(), Model: firstNonEmpty(h.Eval.Model, smp.Output.Model), Scenario: id, Trial: epoch,
+		Started: parseTime(smp.StartedAt), Ended: parseTime(smp.CompletedAt)}
+	t.SetMeta("task", h.Eval.Task)
+	t.SetMeta("dataset", h.Eval.Dataset.Name)
+	t.SetMeta("eval_id", h.Eval.EvalID)
+	t.SetMeta("run_id", h.Eval.RunID)
+	t.SetMeta("status", h.Status)
+	t.SetMeta("sample_uuid", smp.UUID)
+	if target, ok := textOf(smp.Target); ok {
+		t.SetMeta("target", target)
+	}
+	if task, ok := textOf(smp.Input); ok {
+		t.Task = task
+	} else {
+		t.Task = inspectInput(smp.Input)
+	}
+	c := &chatLog{t: t, r: r}
+	c.messages(smp.Messages, lines["messages"], "messages")
+	if e := smp.Error; e != nil {
+		t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: "error", Text: joinNonEmpty(e.Message, e.Traceback)})
+	}
+	if l := smp.Limit; l != nil {
+		t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: "limit", Text: fmt.Sprintf("%s limit reached (%s)", l.Type, compactJSON(l.Limit))})
+	}
+	inspectTimes(t, smp.Events)
+	for _, u := range smp.ModelUsage {
+		t.Usage.InputTokens += u.Input
+		t.Usage.CachedInputTokens += u.CacheRead
+		t.Usage.OutputTokens += u.Output
+		t.Usage.ReasoningTokens += u.Reasoning
+		t.Usage.TotalTokens += u.Total
+	}
+	inspectScores(t, r, h, smp.Scores, lines["scores"])
+	evalID := firstNonEmpty(h.Eval.EvalID, h.Eval.RunID, smp.UUID)
+	if evalID == "" {
+		evalID = shortHash(string(raw))
+	}
+	t.ID = ids.of(fmt.Sprintf("inspect:%s:%s:%s", evalID, id, epoch), r.n)
+	finishTrace(t, r)
+	return t
+}
+
+// inspectInput reads a sample's input given as messages: the text of its
+// user messages.
+func inspectInput(raw json.RawMessage) string {
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(raw, &msgs) // an input of another shape leaves the task empty
+	var texts []string
+	for _, m := range msgs {
+		if m.Role == "user" {
+			text, _ := chatParts(m.Content)
+			texts = append(texts, text)
+		}
+	}
+	return joinNonEmpty(texts...)
+}
+
+// inspectTimes takes a sample's start and end from its events when the
+// sample does not say (logs before Inspect 0.3.100 do not).
+func inspectTimes(t *trace.Trace, raw json.RawMessage) {
+	if !t.Started.IsZero() && !t.Ended.IsZero() {
+		return
+	}
+	var events []struct {
+		Timestamp string `json:"timestamp"`
+	}
+	_ = json.Unmarshal(raw, &events) // events of another shape give no times
+	for _, e := range events {
+		ts := parseTime(e.Timestamp)
+		if ts.IsZero() {
+			continue
+		}
+		if t.Started.IsZero() || ts.Before(t.Started) {
+			t.Started = ts
+		}
+		if ts.After(t.Ended) {
+			t.Ended = ts
+		}
+	}
+}
+
+// inspectScores takes the outcome from the first scorer the eval declares
+// (or, without a header, the first in the sample) whose value reads as a
+// score; every scorer's value goes in the detail.
+func inspectScores(t *trace.Trace, r *record, h *inspectHeader, raw json.RawMessage, lines int) {
+	scores, err := jsonFields(raw)
+	if err != nil {
+		r.report(r.at(lines), Error, `field "scores" %v; no outcome`, err)
+		return
+	}
+	rank := func(name string) int {
+		for i, s := range h.Eval.Scorers {
+			if s.Name == name {
+				return i
+			}
+		}
+		return len(h.Eval.Scorers)
+	}
+	var best *trace.Outcome
+	bestRank := 0
+	var all []string
+	for _, s := range scores {
+		var sc struct {
+			Value  json.RawMessage `json:"value"`
+			Answer string          `json:"answer"`
+		}
+		if json.Unmarshal(s.raw, &sc) != nil {
+			r.report(r.at(lines+s.lines), Error, "score %q should be an object with a value; ignored", s.key)
+			continue
+		}
+		all = append(all, s.key+"="+compactJSON(sc.Value))
+		o, ok := scoreOutcome(s.key, sc.Value)
+		if ok && (best == nil || rank(s.key) < bestRank) {
+			o.Detail = prefixed("answer: ", trace.Clip(sc.Answer, 200))
+			best, bestRank = &o, rank(s.key)
+		}
+	}
+	if best == nil {
+		return
+	}
+	if len(all) > 1 {
+		best.Detail = joinNonEmpty(strings.Join(all, " "), best.Detail)
+	}
+	t.Outcomes = []trace.Outcome{*best}
+}
