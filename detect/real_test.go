@@ -22,26 +22,16 @@ import (
 
 const zeroRun = "itbench/ITBench-SRE-Agent@29c782a/agent_outputs/2/1"
 
-// collect is an ingest sink that keeps every trace.
-type collect struct{ traces []*trace.Trace }
-
-func (c *collect) File(context.Context, ingest.FileInfo) (ingest.FileSink, error) { return c, nil }
-func (c *collect) Trace(_ context.Context, t *trace.Trace) error {
-	c.traces = append(c.traces, t)
-	return nil
-}
-func (c *collect) Close(context.Context, ingest.FileResult) error { return nil }
-
 // ingestAll reads paths as faultline ingest does (run directories attach
 // their diagnosis files) and returns the traces by id.
 func ingestAll(tb testing.TB, paths ...string) []*trace.Trace {
 	tb.Helper()
-	c := &collect{}
-	if _, err := ingest.Paths(context.Background(), paths, c, ingest.Options{}); err != nil {
+	traces, _, err := ingest.ReadAll(context.Background(), paths, ingest.Options{})
+	if err != nil {
 		tb.Fatal(err)
 	}
-	sort.Slice(c.traces, func(i, j int) bool { return c.traces[i].ID < c.traces[j].ID })
-	return c.traces
+	sort.Slice(traces, func(i, j int) bool { return traces[i].ID < traces[j].ID })
+	return traces
 }
 
 // summarise runs every detector on t and lists its findings as

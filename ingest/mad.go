@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"sort"
 	"strconv"
@@ -79,49 +78,21 @@ type madTraceObject struct {
 
 // Decode implements Format.
 func (MAD) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
-	records := newJSONRecords(in.R)
 	ids := map[string]bool{}
-	for n := 0; ; n++ {
-		if err := ctx.Err(); err != nil {
-			return err
+	return eachRecord(ctx, in, func(raw json.RawMessage, rec *record) error {
+		r := &madReader{rec}
+		if t := r.trace(raw, ids); t != nil {
+			return emit(t)
 		}
-		raw, line, err := records.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		var broken *jsonStreamError
-		if errors.As(err, &broken) {
-			in.Report(broken.Line, Error, "%s; reading stopped after %d records", broken.Msg, n)
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.Path, err)
-		}
-		r := &madReader{in: in, n: n, line: line}
-		t := r.record(raw, ids)
-		if t == nil {
-			continue
-		}
-		if err := emit(t); err != nil {
-			return err
-		}
-	}
+		return nil
+	})
 }
 
-// madReader reads one record, reporting its problems with its place.
-type madReader struct {
-	in   *Input
-	n    int // 0-based position of the record in the file
-	line int // line the record starts on
-}
+// madReader reads one MAD record, reporting its problems with its place.
+type madReader struct{ *record }
 
-func (r *madReader) report(line int, severity Severity, format string, args ...any) {
-	r.in.Report(line, severity, "record %d (line %d): %s", r.n, r.line, fmt.Sprintf(format, args...))
-}
-
-// record turns a record into a trace, or reports why it cannot and
-// returns nil.
-func (r *madReader) record(raw json.RawMessage, ids map[string]bool) *trace.Trace {
+// trace turns a record into a trace, or reports why it cannot and returns nil.
+func (r *madReader) trace(raw json.RawMessage, ids map[string]bool) *trace.Trace {
 	var rec madRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		r.report(r.line+errorLineInRecord(raw, err), Error, "%s; record skipped", recordErrorText(err))

@@ -289,3 +289,22 @@ func shortHash(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:6])
 }
+
+// ReadAll reads paths as Paths does and returns every trace in memory, in
+// the order read. It suits tests and tools over small corpora; anything
+// large belongs in a store.
+func ReadAll(ctx context.Context, paths []string, opts Options) ([]*trace.Trace, Summary, error) {
+	m := &memory{}
+	sum, err := Paths(ctx, paths, m, opts)
+	return m.traces, sum, err
+}
+
+// memory is the Sink of ReadAll.
+type memory struct{ traces []*trace.Trace }
+
+func (m *memory) File(context.Context, FileInfo) (FileSink, error) { return m, nil }
+func (m *memory) Close(context.Context, FileResult) error          { return nil }
+func (m *memory) Trace(_ context.Context, t *trace.Trace) error {
+	m.traces = append(m.traces, t)
+	return nil
+}

@@ -207,3 +207,13 @@ func TestPublishedTrajectoriesLayout(t *testing.T) {
 		t.Errorf("issues = %v", issues)
 	}
 }
+
+func TestReadAll(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.jsonl", codexSample)
+	write(t, dir, "b.jsonl", strings.Replace(codexSample, `"id":"s1"`, `"id":"s2"`, 1))
+	traces, sum, err := ReadAll(context.Background(), []string{dir}, Options{})
+	if err != nil || sum.Files != 2 || len(traces) != 2 || traces[0].ID != "s1" || traces[1].ID != "s2" {
+		t.Fatalf("traces %d, summary %+v, err %v", len(traces), sum, err)
+	}
+}

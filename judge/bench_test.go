@@ -16,22 +16,13 @@ import (
 	"github.com/faultline/faultline/trace"
 )
 
-// collect ingests the traces under path into memory.
-type collect struct{ traces []*trace.Trace }
-
-func (c *collect) File(context.Context, ingest.FileInfo) (ingest.FileSink, error) { return c, nil }
-func (c *collect) Trace(_ context.Context, t *trace.Trace) error {
-	c.traces = append(c.traces, t)
-	return nil
-}
-func (c *collect) Close(context.Context, ingest.FileResult) error { return nil }
-
+// tracesUnder reads the traces under path into memory.
 func tracesUnder(tb testing.TB, path string) []*trace.Trace {
-	c := &collect{}
-	if _, err := ingest.Paths(context.Background(), []string{path}, c, ingest.Options{}); err != nil {
+	traces, _, err := ingest.ReadAll(context.Background(), []string{path}, ingest.Options{})
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return c.traces
+	return traces
 }
 
 // cohort stores n distinct traces made from the example cohort (each copy's

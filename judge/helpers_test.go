@@ -18,15 +18,15 @@ const examples = "../examples"
 // loadTraces ingests the traces under path into memory, ordered by id.
 func loadTraces(tb testing.TB, path string) []*trace.Trace {
 	tb.Helper()
-	sink := &memSink{}
-	if _, err := ingest.Paths(context.Background(), []string{path}, sink, ingest.Options{}); err != nil {
+	traces, _, err := ingest.ReadAll(context.Background(), []string{path}, ingest.Options{})
+	if err != nil {
 		tb.Fatal(err)
 	}
-	sort.Slice(sink.traces, func(i, j int) bool { return sink.traces[i].ID < sink.traces[j].ID })
-	if len(sink.traces) == 0 {
+	sort.Slice(traces, func(i, j int) bool { return traces[i].ID < traces[j].ID })
+	if len(traces) == 0 {
 		tb.Fatalf("no traces under %s", path)
 	}
-	return sink.traces
+	return traces
 }
 
 // longTrace joins the example traces into one: the first trace's task
@@ -50,15 +50,6 @@ func longTrace(tb testing.TB) *trace.Trace {
 	long.Link()
 	return long
 }
-
-type memSink struct{ traces []*trace.Trace }
-
-func (s *memSink) File(context.Context, ingest.FileInfo) (ingest.FileSink, error) { return s, nil }
-func (s *memSink) Trace(_ context.Context, t *trace.Trace) error {
-	s.traces = append(s.traces, t)
-	return nil
-}
-func (s *memSink) Close(context.Context, ingest.FileResult) error { return nil }
 
 // memStore is a Store in memory.
 type memStore struct {

@@ -89,13 +89,12 @@ func Measure(ctx context.Context, dir string, ds []*detect.Detector) (*Scorecard
 	if err != nil {
 		return nil, err
 	}
-	sink := &memSink{traces: map[string]*trace.Trace{}}
 	var problems []string
-	_, err = ingest.Paths(ctx, []string{dir}, sink, ingest.Options{Report: func(i ingest.Issue) {
+	traces, err := readCorpus(ctx, dir, func(i ingest.Issue) {
 		if i.Severity == ingest.Error {
 			problems = append(problems, i.String())
 		}
-	}})
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +104,7 @@ func Measure(ctx context.Context, dir string, ds []*detect.Detector) (*Scorecard
 	sc := &Scorecard{Traces: len(m.Traces)}
 	found := map[string][]trace.Finding{} // by trace id
 	for _, t := range m.Traces {
-		got, ok := sink.traces[t.ID]
+		got, ok := traces[t.ID]
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("trace %s (%s) is in the manifest but was not ingested", t.ID, t.Path)
@@ -288,19 +287,19 @@ func ratio(n, d int) string {
 	return fmt.Sprintf("%d/%d %3.0f%%", n, d, 100*float64(n)/float64(d))
 }
 
-// memSink keeps ingested traces in memory, by id.
-type memSink struct {
-	traces map[string]*trace.Trace
-}
-
-func (s *memSink) File(context.Context, ingest.FileInfo) (ingest.FileSink, error) { return s, nil }
-
-func (s *memSink) Trace(_ context.Context, t *trace.Trace) error {
-	if _, dup := s.traces[t.ID]; dup {
-		return errors.New("two traces with the id " + t.ID)
+// readCorpus ingests a corpus into memory, by trace id; two traces with
+// one id mean the generator broke its own ids.
+func readCorpus(ctx context.Context, dir string, report func(ingest.Issue)) (map[string]*trace.Trace, error) {
+	list, _, err := ingest.ReadAll(ctx, []string{dir}, ingest.Options{Report: report})
+	if err != nil {
+		return nil, err
 	}
-	s.traces[t.ID] = t
-	return nil
+	byID := map[string]*trace.Trace{}
+	for _, t := range list {
+		if _, dup := byID[t.ID]; dup {
+			return nil, errors.New("two traces with the id " + t.ID)
+		}
+		byID[t.ID] = t
+	}
+	return byID, nil
 }
-
-func (s *memSink) Close(context.Context, ingest.FileResult) error { return nil }

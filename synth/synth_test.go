@@ -36,14 +36,11 @@ func ingestCorpus(t *testing.T, c *Corpus) (string, map[string]*trace.Trace) {
 	if err := c.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	sink := &memSink{traces: map[string]*trace.Trace{}}
-	_, err := ingest.Paths(context.Background(), []string{dir}, sink, ingest.Options{Report: func(i ingest.Issue) {
-		t.Errorf("ingest: %s", i)
-	}})
+	traces, err := readCorpus(context.Background(), dir, func(i ingest.Issue) { t.Errorf("ingest: %s", i) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir, sink.traces
+	return dir, traces
 }
 
 func TestGenerateIsReproducible(t *testing.T) {
