@@ -453,9 +453,13 @@ func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace)
 	return c, nil
 }
 
+// UnknownGroup names the group of the traces whose grouping field is empty.
+// A trace whose field is literally this name falls in the same group.
+const UnknownGroup = "(unknown)"
+
 func groupName(name string) string {
 	if name == "" {
-		return "(unknown)"
+		return UnknownGroup
 	}
 	return name
 }

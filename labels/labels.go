@@ -11,8 +11,12 @@
 //
 //	{"trace": "mad:AG2:12", "mode": "FM-1.3", "present": true, "steps": [4, 9]}
 //
-//	trace,mode,present,steps,note
-//	mad:AG2:12,FM-1.3,true,4;9,asks the same question twice
+//	trace,mode,present,steps,quote,note
+//	mad:AG2:12,FM-1.3,true,4;9,What is the total?,asks the same question twice
+//
+// The optional quote is the evidence, verbatim from the cited steps, and the
+// note free text; both are kept with a label (faultline serve stores and
+// exports them) and play no part in comparisons.
 //
 // A record's problems are reported with its file and line, and the record is
 // skipped; the rest of the file is still read.
@@ -43,8 +47,10 @@ type ModeLabel struct {
 	Mode    string        // a MAST code, FM-1.1 … FM-3.3
 	Verdict trace.Verdict // present, absent or unsure
 	// Steps are where the mode shows, as indices into the trace's steps;
-	// only present labels have them.
+	// only present labels have them, and Quote, the evidence in them.
 	Steps []int
+	Quote string
+	Note  string
 	// Implied marks an absence no record states, inferred from silence
 	// (see Set).
 	Implied bool
@@ -73,7 +79,7 @@ type Set struct {
 
 // Fields of faultline's label format, the required ones first.
 var (
-	fields   = []string{"trace", "mode", "present", "steps", "note"}
+	fields   = []string{"trace", "mode", "present", "steps", "quote", "note"}
 	required = fields[:3]
 )
 
@@ -115,14 +121,18 @@ func ReadFile(ctx context.Context, path, pick string) (*Set, []ingest.Issue, err
 	if err != nil {
 		return nil, nil, err
 	}
-	data := append(head[:n], rest...)
-	switch ingest.FirstByte(data) {
-	case '[', '{':
-		set, issues := ParseJSON(path, data)
-		return set, issues, nil
-	}
-	set, issues := ParseCSV(path, data)
+	set, issues := Parse(path, append(head[:n], rest...))
 	return set, issues, nil
+}
+
+// Parse reads labels in faultline's format, JSON or CSV as its first byte
+// says, from data, the content of the file path.
+func Parse(path string, data []byte) (*Set, []ingest.Issue) {
+	switch ingest.FirstByte(trimBOM(data)) {
+	case '[', '{':
+		return ParseJSON(path, data)
+	}
+	return ParseCSV(path, data)
 }
 
 func trimBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\ufeff")) }
@@ -132,6 +142,7 @@ type record struct {
 	trace, mode string
 	verdict     trace.Verdict
 	steps       []int
+	quote, note string
 	line        int
 }
 
@@ -292,6 +303,15 @@ func (r *reader) jsonRecord(raw []byte, line int) {
 			return
 		}
 	}
+	for _, field := range []struct {
+		name string
+		dst  *string
+	}{{"quote", &rec.quote}, {"note", &rec.note}} {
+		if v, ok := obj[field.name]; ok && string(v) != "null" && json.Unmarshal(v, field.dst) != nil {
+			r.errorf(line, "field %q should be a string, found %s; label skipped", field.name, ingest.JSONKind(v))
+			return
+		}
+	}
 	for k := range obj {
 		if !slices.Contains(fields, k) {
 			r.ignore(k)
@@ -367,12 +387,12 @@ func ParseCSV(path string, data []byte) (*Set, []ingest.Issue) {
 			r.errorf(line, "row has %d fields, the header %d; skipped", len(row), len(header))
 			continue
 		}
-		rec := record{line: line, trace: cell(row, "trace")}
+		rec := record{line: line, trace: cell(row, "trace"), quote: cell(row, "quote"), note: cell(row, "note")}
 		if rec.trace == "" {
 			r.errorf(line, "no trace id; row skipped")
 			continue
 		}
-		steps, err := parseSteps(cell(row, "steps"))
+		steps, err := ParseSteps(cell(row, "steps"))
 		if err != nil {
 			r.errorf(line, "steps: %v; row skipped", err)
 			continue
@@ -398,9 +418,9 @@ func csvErrorText(err error) string {
 	return err.Error()
 }
 
-// parseSteps reads a list of step indices separated by semicolons, commas or
-// spaces.
-func parseSteps(s string) ([]int, error) {
+// ParseSteps reads a list of step indices separated by semicolons, commas or
+// spaces, as the label format's CSV writes them.
+func ParseSteps(s string) ([]int, error) {
 	var steps []int
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == ',' || r == ' ' || r == '\t' }) {
 		n, err := strconv.Atoi(f)
@@ -431,9 +451,9 @@ func (r *reader) add(rec record, mode, present string, steps []int) {
 			return
 		}
 	}
-	if len(steps) > 0 && v != trace.Present {
-		r.noticef(rec.line, "steps say where a mode is; on a label that is not present they are ignored")
-		steps = nil
+	if (len(steps) > 0 || rec.quote != "") && v != trace.Present {
+		r.noticef(rec.line, "steps and quotes say where a mode is; on a label that is not present they are ignored")
+		steps, rec.quote = nil, ""
 	}
 	rec.mode, rec.verdict, rec.steps = code, v, steps
 	r.records = append(r.records, rec)
@@ -513,15 +533,16 @@ func (r *reader) set() *Set {
 		switch {
 		case !seen:
 			byKey[k] = len(out)
-			out = append(out, ModeLabel{Trace: rec.trace, Mode: rec.mode, Verdict: rec.verdict, Steps: rec.steps, Line: rec.line})
+			out = append(out, ModeLabel{Trace: rec.trace, Mode: rec.mode, Verdict: rec.verdict, Steps: rec.steps, Quote: rec.quote, Note: rec.note, Line: rec.line})
 		case contradicted[k]:
 			// Already unsure, and already reported.
 		case out[i].Verdict == rec.verdict:
 			out[i].Steps = append(out[i].Steps, rec.steps...)
+			out[i].Quote, out[i].Note = cmp.Or(out[i].Quote, rec.quote), cmp.Or(out[i].Note, rec.note)
 		default:
 			r.errorf(rec.line, "trace %q, %s: labelled %s here and %s on line %d; counted as unsure", rec.trace, rec.mode, rec.verdict, out[i].Verdict, out[i].Line)
 			contradicted[k] = true
-			out[i].Verdict, out[i].Steps = trace.Unsure, nil
+			out[i].Verdict, out[i].Steps, out[i].Quote = trace.Unsure, nil, ""
 		}
 	}
 	for t := range traces {

@@ -79,7 +79,7 @@ not json
 `,
 			labels: "t1 FM-1.1 absent implied\nt1 FM-1.3 present @1\nt3 FM-1.1 present @12\nt3 FM-1.3 absent implied\n",
 			issues: []string{
-				`notice 0: fields "reviewer" are not label fields (trace, mode, present, steps, note); ignored`,
+				`notice 0: fields "reviewer" are not label fields (trace, mode, present, steps, quote, note); ignored`,
 				`error 2: unknown mode "FM-9.9" (write a MAST code, FM-1.1 to FM-3.3, or a mode's name); label skipped`,
 				`error 3: bad JSON: invalid character 'o' in literal null (expecting 'u'); label skipped`,
 				`error 4: field "trace" should be a string, found a number; label skipped`,
@@ -116,7 +116,7 @@ not json
 			labels: "t FM-1.3 present [1 3] @1\nt FM-2.2 unsure @3\nt FM-3.1 absent @6\n",
 			issues: []string{
 				`error 4: trace "t", FM-2.2: labelled absent here and present on line 3; counted as unsure`,
-				`notice 6: steps say where a mode is; on a label that is not present they are ignored`,
+				`notice 6: steps and quotes say where a mode is; on a label that is not present they are ignored`,
 			},
 		},
 		{
@@ -124,7 +124,7 @@ not json
 			format: "csv",
 			input:  "\ufeffMode, Trace ,present,steps,note,reviewer\nFM-1.3,t1,true,4;9,\"asks twice, then \"\"again\"\"\",ann\n1.5,t1,no,,,ann\nFM-1.3,t2,,,,ann\n",
 			labels: "t1 FM-1.3 present [4 9] @2\nt1 FM-1.5 absent @3\nt2 FM-1.3 unsure @4\nt2 FM-1.5 absent implied\n",
-			issues: []string{`notice 1: columns "reviewer" are not label fields (trace, mode, present, steps, note); ignored`},
+			issues: []string{`notice 1: columns "reviewer" are not label fields (trace, mode, present, steps, quote, note); ignored`},
 		},
 		{
 			name:   "csv: bad rows are skipped",

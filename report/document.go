@@ -56,8 +56,10 @@ type block struct {
 // has them all.
 const maxListed = 10
 
-// buildDocument lays out the report; charts are drawn only when asked for.
-func buildDocument(r *analyze.Report, charts bool) *document {
+// buildDocument lays out the report; charts are drawn only when asked for,
+// and figures link to their traces only when given a link.
+func buildDocument(r *analyze.Report, charts bool, link LinkFunc) *document {
+	l := linker{f: link, all: r.All}
 	d := &document{Title: fmt.Sprintf("faultline cohort report: %s by %s", plural(r.Traces, "trace", "traces"), r.By)}
 	d.Lead = append(d.Lead,
 		fmt.Sprintf("Sources: %s. A MAST mode counts as present on a trace when any of them marks it present.", sourcesText(r)),
@@ -65,17 +67,17 @@ func buildDocument(r *analyze.Report, charts bool) *document {
 			"Intervals are 95%: Wilson for shares, Student t for means.",
 	)
 	groups := append(append([]*analyze.Group{}, r.Groups...), r.All)
-	d.add(overviewSection(r, groups))
+	d.add(overviewSection(r, groups, l))
 	if r.Compare != nil {
 		d.add(compareSection(r))
 	}
-	d.add(prevalenceSection(r, groups, charts))
-	d.add(densitySection(r, groups, charts))
-	d.add(fatalSection(r, groups, charts))
-	d.add(cooccurrenceSection(groups))
-	d.add(cascadeSection(groups, charts))
-	d.add(interventionSection(r, groups))
-	if s, ok := systemSection(r, groups); ok {
+	d.add(prevalenceSection(r, groups, charts, l))
+	d.add(densitySection(r, groups, charts, l))
+	d.add(fatalSection(r, groups, charts, l))
+	d.add(cooccurrenceSection(groups, l))
+	d.add(cascadeSection(groups, charts, l))
+	d.add(interventionSection(r, groups, l))
+	if s, ok := systemSection(r, groups, l); ok {
 		d.add(s)
 	}
 	return d
@@ -96,7 +98,7 @@ func sourcesText(r *analyze.Report) string {
 	return strings.Join(r.Sources, ", ")
 }
 
-func overviewSection(r *analyze.Report, groups []*analyze.Group) section {
+func overviewSection(r *analyze.Report, groups []*analyze.Group, l linker) section {
 	s := section{ID: "overview", Title: "Overview"}
 	t := &Table{Header: []string{r.By, "traces", "succeeded", "failed", "unknown", "success rate"}, NumericRight: true}
 	metric := ""
@@ -121,7 +123,8 @@ func overviewSection(r *analyze.Report, groups []*analyze.Group) section {
 		for _, a := range g.Annotated {
 			row = append(row, percent(a.Proportion))
 		}
-		t.Rows = append(t.Rows, row)
+		all := l.to(g, "")
+		t.add(row, all, all, l.to(g, "success"), l.to(g, "failure"), l.to(g, "unknown"))
 	}
 	notes := []string{"Success rate is over the traces with a decided outcome; \"unknown\" traces have none."}
 	if metric != "" {
@@ -134,7 +137,7 @@ func overviewSection(r *analyze.Report, groups []*analyze.Group) section {
 	return s
 }
 
-func prevalenceSection(r *analyze.Report, groups []*analyze.Group, charts bool) section {
+func prevalenceSection(r *analyze.Report, groups []*analyze.Group, charts bool, l linker) section {
 	s := section{ID: "prevalence", Title: "Mode prevalence"}
 	codes := modesSeen(groups)
 	if len(codes) == 0 {
@@ -148,14 +151,16 @@ func prevalenceSection(r *analyze.Report, groups []*analyze.Group, charts bool) 
 	}
 	for _, code := range codes {
 		row := []string{code + " " + modeNameOf(groups, code)}
+		links := []string{""}
 		for _, g := range groups {
 			row = append(row, countShare(modeOf(g, code).All))
+			links = append(links, l.to(g, "", code))
 		}
-		matrix.Rows = append(matrix.Rows, row)
+		matrix.add(row, links...)
 	}
 	first := block{Table: matrix}
 	if charts {
-		first.Chart = heatMap(groups, codes)
+		first.Chart = heatMap(groups, codes, l)
 	}
 	s.Blocks = append(s.Blocks, first)
 	for _, g := range groups {
@@ -164,14 +169,15 @@ func prevalenceSection(r *analyze.Report, groups []*analyze.Group, charts bool) 
 		}
 		t := &Table{Header: []string{"mode", "all traces", "failed", "succeeded"}, NumericRight: true}
 		for _, m := range g.Modes {
-			t.Rows = append(t.Rows, []string{m.Mode + " " + m.Name, shareWithInterval(m.All), shareWithInterval(m.Failed), shareWithInterval(m.Succeeded)})
+			t.add([]string{m.Mode + " " + m.Name, shareWithInterval(m.All), shareWithInterval(m.Failed), shareWithInterval(m.Succeeded)},
+				"", l.to(g, "", m.Mode), l.to(g, "failure", m.Mode), l.to(g, "success", m.Mode))
 		}
 		s.Blocks = append(s.Blocks, block{Heading: groupHeading(g), Table: t})
 	}
 	return s
 }
 
-func densitySection(r *analyze.Report, groups []*analyze.Group, charts bool) section {
+func densitySection(r *analyze.Report, groups []*analyze.Group, charts bool, l linker) section {
 	s := section{ID: "density", Title: "Failure density", Intro: []string{
 		"Distinct MAST modes per failed trace (successful traces for contrast). " +
 			"Few modes per failure reads as isolated mistakes; many as a cascade in which one error brings on others.",
@@ -187,7 +193,8 @@ func densitySection(r *analyze.Report, groups []*analyze.Group, charts bool) sec
 		if harness {
 			row = append(row, fmt.Sprint(g.Density.HarnessOnly), meanText(g.Density.AgentFailed, 1, false))
 		}
-		t.Rows = append(t.Rows, append(row, meanText(g.Density.Succeeded, 1, false), distributionText(g.Density.Distribution)))
+		failed := l.to(g, "failure")
+		t.add(append(row, meanText(g.Density.Succeeded, 1, false), distributionText(g.Density.Distribution)), failed, failed)
 	}
 	b := block{Table: t}
 	if harness {
@@ -196,13 +203,13 @@ func densitySection(r *analyze.Report, groups []*analyze.Group, charts bool) sec
 			"the density of the other failed traces leaves them out.")
 	}
 	if charts {
-		b.Chart = densityChart(groups)
+		b.Chart = densityChart(groups, l)
 	}
 	s.Blocks = []block{b}
 	return s
 }
 
-func fatalSection(r *analyze.Report, groups []*analyze.Group, charts bool) section {
+func fatalSection(r *analyze.Report, groups []*analyze.Group, charts bool, l linker) section {
 	tests := "No group has enough outcomes to test."
 	if r.Tests > 0 {
 		tests = fmt.Sprintf("q-values are adjusted over the %s of this report.", plural(r.Tests, "test", "tests"))
@@ -220,14 +227,14 @@ func fatalSection(r *analyze.Report, groups []*analyze.Group, charts bool) secti
 		for _, m := range g.Modes {
 			row := []string{m.Mode + " " + m.Name, percent(m.Failed), percent(m.Succeeded), pointsText(m.Difference), liftText(m), oddsRatioText(m.OddsRatio)}
 			row = append(row, pText(m.Test), qText(m.Test), classText(m))
-			t.Rows = append(t.Rows, row)
+			t.add(row, "", l.to(g, "failure", m.Mode), l.to(g, "success", m.Mode))
 		}
 		b := block{Heading: groupHeading(g), Table: t}
 		if note := callNote(r.Rule, g); note != "" {
 			b.Notes = append(b.Notes, note)
 		}
 		if charts {
-			b.Chart = outcomeBars(g)
+			b.Chart = outcomeBars(g, l)
 		}
 		s.Blocks = append(s.Blocks, b)
 	}
@@ -248,7 +255,7 @@ func callNote(rule analyze.Rule, g *analyze.Group) string {
 	return ""
 }
 
-func cooccurrenceSection(groups []*analyze.Group) section {
+func cooccurrenceSection(groups []*analyze.Group, l linker) section {
 	s := section{ID: "cooccurrence", Title: "Co-occurrence", Intro: []string{
 		"Pairs of modes found on the same trace, over all traces of a group. Lift above 1 means the two go together more often than independent modes would; " +
 			"phi is their correlation; P(B | A) the share of traces with A that also show B.",
@@ -263,7 +270,9 @@ func cooccurrenceSection(groups []*analyze.Group) section {
 			if p.Phi != nil {
 				phi = fmt.Sprintf("%.2f", *p.Phi)
 			}
-			t.Rows = append(t.Rows, []string{p.A + " and " + p.B, fmt.Sprint(p.Both), fmt.Sprintf("%.0f%%", 100*p.BGivenA), fmt.Sprintf("%.0f%%", 100*p.AGivenB), fmt.Sprintf("%.2f", p.Lift), phi})
+			both := l.to(g, "", p.A, p.B)
+			t.add([]string{p.A + " and " + p.B, fmt.Sprint(p.Both), fmt.Sprintf("%.0f%%", 100*p.BGivenA), fmt.Sprintf("%.0f%%", 100*p.AGivenB), fmt.Sprintf("%.2f", p.Lift), phi},
+				both, both)
 		}
 		b := block{Heading: groupHeading(g), Table: t}
 		if more := len(g.Pairs) - maxListed; more > 0 {
@@ -277,7 +286,7 @@ func cooccurrenceSection(groups []*analyze.Group) section {
 	return s
 }
 
-func cascadeSection(groups []*analyze.Group, charts bool) section {
+func cascadeSection(groups []*analyze.Group, charts bool, l linker) section {
 	s := section{ID: "cascades", Title: "Cascades", Intro: []string{
 		"In each failed trace, MAST modes in the order they first appear (a mode's first appearance is the earliest step its findings cite first; " +
 			"modes no finding locates are left out and counted). The onset is the mode that comes first; a transition A → B means B came directly after A.",
@@ -296,18 +305,19 @@ func cascadeSection(groups []*analyze.Group, charts bool) section {
 		}
 		t := &Table{Header: []string{"onset mode", "cascades", "modes that follow"}, NumericRight: true}
 		for _, o := range c.Onsets {
-			t.Rows = append(t.Rows, []string{o.Mode + " " + o.Name, fmt.Sprint(o.Traces), meanText(o.Followers, 1, false)})
+			// The failed traces with the mode: the cascades it began are among them.
+			t.add([]string{o.Mode + " " + o.Name, fmt.Sprint(o.Traces), meanText(o.Followers, 1, false)}, "", l.to(g, "failure", o.Mode))
 		}
 		notes = append(notes, onsetTestText(c))
 		b := block{Heading: g.Name, Table: t, Notes: notes}
 		if charts {
-			b.Chart = cascadeGraph(g)
+			b.Chart = cascadeGraph(g, l)
 		}
 		s.Blocks = append(s.Blocks, b)
 		if len(c.Transitions) > 0 {
 			tt := &Table{Header: []string{"transition", "cascades"}, NumericRight: true}
 			for _, tr := range c.Transitions[:min(len(c.Transitions), maxListed)] {
-				tt.Rows = append(tt.Rows, []string{tr.From + " → " + tr.To, fmt.Sprint(tr.Count)})
+				tt.add([]string{tr.From + " → " + tr.To, fmt.Sprint(tr.Count)}, "", l.to(g, "failure", tr.From, tr.To))
 			}
 			tb := block{Table: tt}
 			if more := len(c.Transitions) - maxListed; more > 0 {
@@ -345,7 +355,7 @@ func onsetTestText(c analyze.Cascades) string {
 		t.DF1, t.DF2, t.F, pText(t.Test), qText(t.Test), 100*t.EtaSquared)
 }
 
-func interventionSection(r *analyze.Report, groups []*analyze.Group) section {
+func interventionSection(r *analyze.Report, groups []*analyze.Group, l linker) section {
 	s := section{ID: "interventions", Title: "Interventions", Intro: []string{
 		"From each group's fatal modes, the taxonomy's interventions, those reaching the most failed traces first. A mode not called fatal leads to no recommendation.",
 	}}
@@ -362,7 +372,8 @@ func interventionSection(r *analyze.Report, groups []*analyze.Group) section {
 		for _, rec := range g.Interventions {
 			t := &Table{Header: []string{"fatal mode", "in failed", "in successful", "lift", "odds ratio", "q"}, NumericRight: true}
 			for _, m := range rec.Modes {
-				t.Rows = append(t.Rows, []string{m.Mode + " " + m.Name, percent(m.Failed), percent(m.Succeeded), liftText(m), oddsRatioText(m.OddsRatio), qText(m.Test)})
+				t.add([]string{m.Mode + " " + m.Name, percent(m.Failed), percent(m.Succeeded), liftText(m), oddsRatioText(m.OddsRatio), qText(m.Test)},
+					"", l.to(g, "failure", m.Mode), l.to(g, "success", m.Mode))
 			}
 			s.Blocks = append(s.Blocks, block{
 				Heading: fmt.Sprintf("%d. %s: reaches %d of %d failed traces (%s)", rec.Rank, rec.Name, rec.Failed.K, rec.Failed.N, percent(rec.Failed)),
@@ -375,7 +386,7 @@ func interventionSection(r *analyze.Report, groups []*analyze.Group) section {
 	return s
 }
 
-func systemSection(r *analyze.Report, groups []*analyze.Group) (section, bool) {
+func systemSection(r *analyze.Report, groups []*analyze.Group, l linker) (section, bool) {
 	var codes []string
 	names := map[string]string{}
 	for _, c := range r.All.System.Codes {
@@ -395,6 +406,7 @@ func systemSection(r *analyze.Report, groups []*analyze.Group) (section, bool) {
 	}
 	for _, code := range codes {
 		row := []string{strings.TrimSpace(code + " " + names[code])}
+		links := []string{""}
 		for _, g := range groups {
 			p := analyze.Proportion{N: g.Traces}
 			for _, c := range g.System.Codes {
@@ -403,8 +415,9 @@ func systemSection(r *analyze.Report, groups []*analyze.Group) (section, bool) {
 				}
 			}
 			row = append(row, countShare(p))
+			links = append(links, l.to(g, "", code))
 		}
-		t.Rows = append(t.Rows, row)
+		t.add(row, links...)
 	}
 	all := r.All.System
 	s.Blocks = []block{{Table: t, Notes: []string{fmt.Sprintf("Traces with any: %d of %d, of which %d failed.", all.Traces, r.All.Traces, all.Failed)}}}

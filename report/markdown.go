@@ -10,7 +10,7 @@ import (
 // WriteMarkdown writes a cohort report as GitHub-flavoured Markdown: the
 // text report's tables as pipe tables, under headings.
 func WriteMarkdown(w io.Writer, r *analyze.Report) error {
-	d := buildDocument(r, false)
+	d := buildDocument(r, false, nil)
 	var b strings.Builder
 	b.WriteString("# " + mdEscape(d.Title) + "\n\n")
 	for _, p := range d.Lead {

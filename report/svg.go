@@ -38,6 +38,18 @@ func newSVG(w, h float64, title string) *svg {
 
 func (s *svg) add(format string, args ...any) { fmt.Fprintf(&s.b, format, args...) }
 
+// linked writes what draw draws inside a link to href, or bare when href
+// is "" (linker.to has kept only addresses relative to the page).
+func (s *svg) linked(href string, draw func()) {
+	if href != "" {
+		s.add(`<a href="%s">`, esc(href))
+	}
+	draw()
+	if href != "" {
+		s.add(`</a>`)
+	}
+}
+
 // text places escaped text; anchor is start, middle or end.
 func (s *svg) text(x, y float64, anchor, class, text string) {
 	s.add(`<text x="%.1f" y="%.1f" text-anchor="%s" class="%s">%s</text>`, x, y, anchor, class, esc(text))
@@ -61,7 +73,7 @@ func clipName(s string, n int) string {
 
 // heatMap draws groups (rows) by modes (columns), each cell shaded by the
 // share of the group's traces with the mode.
-func heatMap(groups []*analyze.Group, codes []string) template.HTML {
+func heatMap(groups []*analyze.Group, codes []string, l linker) template.HTML {
 	const left, top, cw, ch = 150.0, 34.0, 52.0, 26.0
 	s := newSVG(left+cw*float64(len(codes))+10, top+ch*float64(len(groups))+10, "Share of traces with each MAST mode, by group")
 	for j, code := range codes {
@@ -74,15 +86,17 @@ func heatMap(groups []*analyze.Group, codes []string) template.HTML {
 			p := modeOf(g, code).All
 			share, _ := p.Share()
 			x := left + cw*float64(j)
-			s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`,
-				x, y, cw, ch, heat(share), esc(fmt.Sprintf("%s · %s: %s", g.Name, code, countShare(p))))
-			if p.K > 0 {
-				class := "cell"
-				if share > 0.55 {
-					class = "cell light"
+			s.linked(l.to(g, "", code), func() {
+				s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`,
+					x, y, cw, ch, heat(share), esc(fmt.Sprintf("%s · %s: %s", g.Name, code, countShare(p))))
+				if p.K > 0 {
+					class := "cell"
+					if share > 0.55 {
+						class = "cell light"
+					}
+					s.text(x+cw/2, y+ch/2+4, "middle", class, percent(p))
 				}
-				s.text(x+cw/2, y+ch/2+4, "middle", class, percent(p))
-			}
+			})
 		}
 	}
 	return s.html()
@@ -96,7 +110,7 @@ func heat(share float64) string {
 
 // outcomeBars draws, for each mode of a group, its share of failed and of
 // successful traces with Wilson intervals as whiskers.
-func outcomeBars(g *analyze.Group) template.HTML {
+func outcomeBars(g *analyze.Group, l linker) template.HTML {
 	const left, top, barH, gap, width = 70.0, 24.0, 9.0, 8.0, 360.0
 	rowH := 2*barH + gap
 	s := newSVG(left+width+60, top+rowH*float64(len(g.Modes))+24, "Share of failed and successful traces with each mode in "+g.Name)
@@ -108,16 +122,19 @@ func outcomeBars(g *analyze.Group) template.HTML {
 		y := top + rowH*float64(i)
 		s.text(left-8, y+barH+4, "end", "label", m.Mode)
 		for k, side := range []struct {
-			p      analyze.Proportion
-			colour string
-		}{{m.Failed, failedColour}, {m.Succeeded, succeededColour}} {
+			p       analyze.Proportion
+			colour  string
+			outcome string
+		}{{m.Failed, failedColour, "failure"}, {m.Succeeded, succeededColour, "success"}} {
 			by := y + float64(k)*barH
 			share, ok := side.p.Share()
 			if !ok {
 				continue
 			}
-			s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s</title></rect>`,
-				left, by, width*share, barH-1, side.colour, esc(m.Mode+": "+shareWithInterval(side.p)))
+			s.linked(l.to(g, side.outcome, m.Mode), func() {
+				s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s</title></rect>`,
+					left, by, width*share, barH-1, side.colour, esc(m.Mode+": "+shareWithInterval(side.p)))
+			})
 			if iv, ok := side.p.Interval(); ok {
 				x1, x2, y := left+width*iv.Lo, left+width*iv.Hi, by+barH/2
 				s.add(`<path d="M%.1f,%.1f V%.1f M%.1f,%.1f H%.1f M%.1f,%.1f V%.1f" class="whisker"/>`, x1, y-3, y+3, x1, y, x2, x2, y-3, y+3)
@@ -135,7 +152,7 @@ func outcomeBars(g *analyze.Group) template.HTML {
 
 // densityChart draws, for each group, the share of its failed traces that
 // show 0, 1, 2, … distinct MAST modes, as grouped bars.
-func densityChart(groups []*analyze.Group) template.HTML {
+func densityChart(groups []*analyze.Group, l linker) template.HTML {
 	maxK := 0
 	for _, g := range groups {
 		maxK = max(maxK, len(g.Density.Distribution)-1)
@@ -168,9 +185,12 @@ func densityChart(groups []*analyze.Group) template.HTML {
 				continue
 			}
 			share := float64(n) / float64(g.Failed)
-			s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s</title></rect>`,
-				x0+5+slot*float64(i), base-height*share, slot-2, height*share, palette[i%len(palette)],
-				esc(fmt.Sprintf("%s: %d of %d failed traces with %d modes", g.Name, n, g.Failed, k)))
+			modes := k
+			s.linked(l.traces(g, Traces{Outcome: "failure", ModeCount: &modes}), func() {
+				s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s</title></rect>`,
+					x0+5+slot*float64(i), base-height*share, slot-2, height*share, palette[i%len(palette)],
+					esc(fmt.Sprintf("%s: %d of %d failed traces with %d modes", g.Name, n, g.Failed, k)))
+			})
 		}
 	}
 	s.text(left+binW*float64(maxK+1)/2, base+34, "middle", "axis", "distinct MAST modes in a failed trace")
@@ -180,7 +200,7 @@ func densityChart(groups []*analyze.Group) template.HTML {
 // cascadeGraph draws a group's transitions between modes as arrows, the
 // modes in columns by stage (before, during, after execution), each node
 // saying how many cascades began with it.
-func cascadeGraph(g *analyze.Group) template.HTML {
+func cascadeGraph(g *analyze.Group, l linker) template.HTML {
 	c := g.Cascades
 	onsets := map[string]int{}
 	used := map[string]bool{}
@@ -238,13 +258,15 @@ func cascadeGraph(g *analyze.Group) template.HTML {
 		if onsets[m.Code] > 0 {
 			class = "node onset"
 		}
-		s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="5" class="%s"><title>%s</title></rect>`,
-			p[0], p[1], nodeW, nodeH, class, esc(fmt.Sprintf("%s %s: first in %d cascades", m.Code, m.Name, onsets[m.Code])))
-		label := m.Code
-		if n := onsets[m.Code]; n > 0 {
-			label += fmt.Sprintf(" · first in %d", n)
-		}
-		s.text(p[0]+nodeW/2, p[1]+nodeH/2+4, "middle", "label", label)
+		s.linked(l.to(g, "failure", m.Code), func() {
+			s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="5" class="%s"><title>%s</title></rect>`,
+				p[0], p[1], nodeW, nodeH, class, esc(fmt.Sprintf("%s %s: first in %d cascades", m.Code, m.Name, onsets[m.Code])))
+			label := m.Code
+			if n := onsets[m.Code]; n > 0 {
+				label += fmt.Sprintf(" · first in %d", n)
+			}
+			s.text(p[0]+nodeW/2, p[1]+nodeH/2+4, "middle", "label", label)
+		})
 	}
 	return s.html()
 }

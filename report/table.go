@@ -13,6 +13,26 @@ type Table struct {
 	Header       []string
 	Rows         [][]string
 	NumericRight bool
+	// Links holds, for the HTML form, the address each cell of a row links
+	// to ("" for none); rows past its end link nowhere.
+	Links [][]string
+}
+
+// add appends a row with the addresses its first cells link to.
+func (t *Table) add(row []string, links ...string) {
+	for len(t.Links) < len(t.Rows) {
+		t.Links = append(t.Links, nil)
+	}
+	t.Rows = append(t.Rows, row)
+	t.Links = append(t.Links, links)
+}
+
+// link is the address cell col of row links to, "" for none.
+func (t *Table) link(row, col int) string {
+	if row < len(t.Links) && col < len(t.Links[row]) {
+		return t.Links[row][col]
+	}
+	return ""
 }
 
 // Write prints the table with two spaces between columns.

@@ -14,7 +14,7 @@ const textWidth = 100
 // WriteText prints a cohort report for a terminal: `faultline analyze`
 // and `faultline report` print this.
 func WriteText(w io.Writer, r *analyze.Report) error {
-	d := buildDocument(r, false)
+	d := buildDocument(r, false, nil)
 	var b strings.Builder
 	b.WriteString(printable(d.Title) + "\n")
 	for _, p := range d.Lead {

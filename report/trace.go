@@ -109,7 +109,7 @@ func (p *printer) header(t *trace.Trace) {
 // findings prints one line per mode and source, then the evidence. Bare
 // labels (no steps, quote or explanation) of one mode are listed together.
 func (p *printer) findings(t *trace.Trace) {
-	present := presentFindings(t.Findings)
+	present := PresentFindings(t.Findings)
 	if len(present) == 0 {
 		p.printf("findings  none\n\n")
 		return
@@ -122,10 +122,10 @@ func (p *printer) findings(t *trace.Trace) {
 			if bare[f.Mode] == nil {
 				bareModes = append(bareModes, f.Mode)
 			}
-			bare[f.Mode] = append(bare[f.Mode], sourceName(f))
+			bare[f.Mode] = append(bare[f.Mode], SourceName(f))
 			continue
 		}
-		p.printf("  %s  [%s]%s  steps %s\n", findingTitle(f), sourceName(f), confidenceText(f), stepList(f.Steps))
+		p.printf("  %s  [%s]%s  steps %s\n", FindingTitle(f), SourceName(f), confidenceText(f), stepList(f.Steps))
 		if f.Quote != "" {
 			p.printf("      “%s”\n", trace.Clip(trace.NormalizeSpace(f.Quote), 120))
 		}
@@ -145,27 +145,28 @@ func (p *printer) findings(t *trace.Trace) {
 
 func (p *printer) steps(t *trace.Trace, opts TraceOptions) {
 	at := map[int][]trace.Finding{}
-	for _, f := range presentFindings(t.Findings) {
+	for _, f := range PresentFindings(t.Findings) {
 		for _, s := range f.Steps {
 			at[s] = append(at[s], f)
 		}
 	}
 	for i := range t.Steps {
 		s := &t.Steps[i]
-		p.printf("#%-4d %-8s %s\n", s.Index, kindLabel(s), stepTitle(s))
+		p.printf("#%-4d %-8s %s\n", s.Index, KindLabel(s), StepTitle(s))
 		if body := stepBody(s); body != "" {
 			p.printf("%s\n", indent(clip(body, opts.Full), "      "))
 		}
 		for _, f := range at[i] {
-			p.printf("      ⚑ %s [%s]\n", findingTitle(f), sourceName(f))
+			p.printf("      ⚑ %s [%s]\n", FindingTitle(f), SourceName(f))
 		}
 	}
 }
 
-// presentFindings keeps the findings that say something is there: a mode
+// PresentFindings keeps the findings that say something is there: a mode
 // marked present, or a located label whose mode is unknown (Who&When's
-// "decisive error" at a step).
-func presentFindings(fs []trace.Finding) []trace.Finding {
+// "decisive error" at a step). They are the findings a trace view shows at
+// their steps, in the terminal and in faultline serve.
+func PresentFindings(fs []trace.Finding) []trace.Finding {
 	var out []trace.Finding
 	for _, f := range fs {
 		if f.Verdict == trace.Present && (f.Mode != "" || (f.RawLabel != "" && len(f.Steps) > 0)) {
@@ -175,9 +176,9 @@ func presentFindings(fs []trace.Finding) []trace.Finding {
 	return out
 }
 
-// findingTitle names a finding by its mode, or by its label as written when
+// FindingTitle names a finding by its mode, or by its label as written when
 // the mode is unknown.
-func findingTitle(f trace.Finding) string {
+func FindingTitle(f trace.Finding) string {
 	if f.Mode == "" {
 		return f.RawLabel + " (mode not given)"
 	}
@@ -197,7 +198,8 @@ func unmappedLabels(fs []trace.Finding) []string {
 	return out
 }
 
-func kindLabel(s *trace.Step) string {
+// KindLabel is a step's kind in a word, as views show it.
+func KindLabel(s *trace.Step) string {
 	switch s.Kind {
 	case trace.KindToolCall:
 		return "call"
@@ -208,8 +210,8 @@ func kindLabel(s *trace.Step) string {
 	}
 }
 
-// stepTitle is the one-line summary after the step number.
-func stepTitle(s *trace.Step) string {
+// StepTitle is the one-line summary after the step number.
+func StepTitle(s *trace.Step) string {
 	who := s.Role
 	if s.Agent != "" {
 		who = s.Agent
@@ -281,7 +283,8 @@ func modeName(code string) string {
 	return ""
 }
 
-func sourceName(f trace.Finding) string {
+// SourceName names a finding's source, with its detector for a detector's.
+func SourceName(f trace.Finding) string {
 	if f.Detector != "" {
 		return f.Source + " " + f.Detector
 	}

@@ -1,9 +1,10 @@
 // Package stats holds the statistics faultline computes itself, with the
 // standard library only: agreement between two raters (Cohen's kappa,
-// precision, recall, F1), bootstrap confidence intervals, and what the
-// cohort report needs: Wilson intervals for proportions, Fisher's exact
-// test, odds ratios, the Benjamini-Hochberg adjustment, Student t intervals
-// and tests, and a one-way analysis of variance.
+// precision, recall, F1) and among several (Fleiss' kappa), bootstrap
+// confidence intervals, and what the cohort report needs: Wilson intervals
+// for proportions, Fisher's exact test, odds ratios, the Benjamini-Hochberg
+// adjustment, Student t intervals and tests, and a one-way analysis of
+// variance.
 //
 // A statistic whose formula divides by zero on the data at hand (precision
 // with no predicted positives, kappa when chance agreement is certain) is

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/faultline/faultline/trace"
 )
@@ -49,6 +50,7 @@ type Summary struct {
 	Source   string          `json:"source"`
 	Outcome  *trace.Outcome  `json:"outcome"`
 	Outcomes []trace.Outcome `json:"-"`
+	Started  time.Time       `json:"-"` // set by Browse
 }
 
 // List returns the traces matching f, ordered by model, then id.
@@ -111,7 +113,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Summary, error) {
 	if f.Outcome != "" {
 		kept := out[:0]
 		for _, sm := range out {
-			if outcomeClass(sm.Outcome) == f.Outcome {
+			if OutcomeClass(sm.Outcome) == f.Outcome {
 				kept = append(kept, sm)
 			}
 		}
@@ -139,8 +141,9 @@ func (sel *Selection) set() map[string]bool {
 	return m
 }
 
-// outcomeClass names a primary outcome as the Outcome filter does.
-func outcomeClass(o *trace.Outcome) string {
+// OutcomeClass names a primary outcome as the Outcome filter does:
+// success, failure, or unknown when none is decided.
+func OutcomeClass(o *trace.Outcome) string {
 	switch {
 	case o == nil || o.Success == nil:
 		return "unknown"
@@ -155,12 +158,16 @@ func (s *Store) attachOutcomes(ctx context.Context, out []Summary, index map[str
 	if len(out) == 0 {
 		return nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT trace_id, source, metric, score, success, detail FROM outcomes ORDER BY trace_id, source`)
-	if err != nil {
-		return fmt.Errorf("reading outcomes: %w", err)
+	// A page of traces reads its own outcomes; a long list the whole table,
+	// in one pass.
+	var ids []string
+	if len(out) <= 500 {
+		ids = make([]string, len(out))
+		for i, sm := range out {
+			ids[i] = sm.ID
+		}
 	}
-	defer rows.Close()
-	for rows.Next() {
+	err := s.eachSelected(ctx, ids, "trace_id", `SELECT trace_id, source, metric, score, success, detail FROM outcomes WHERE 1 %s ORDER BY trace_id, source`, func(rows *sql.Rows) error {
 		var id string
 		o, err := scanOutcome(rows, &id)
 		if err != nil {
@@ -169,11 +176,15 @@ func (s *Store) attachOutcomes(ctx context.Context, out []Summary, index map[str
 		if i, ok := index[id]; ok {
 			out[i].Outcomes = append(out[i].Outcomes, o)
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reading outcomes: %w", err)
 	}
 	for i := range out {
 		out[i].Outcome = trace.PrimaryOutcome(out[i].Outcomes)
 	}
-	return rows.Err()
+	return nil
 }
 
 func scanOutcome(rows *sql.Rows, id *string) (trace.Outcome, error) {
@@ -222,23 +233,38 @@ func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) 
 
 // Load reads a whole trace: steps, every finding and every outcome.
 func (s *Store) Load(ctx context.Context, id string) (*trace.Trace, error) {
+	t, _, err := s.LoadHeader(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.Steps, err = s.steps(ctx, id, "", nil); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// LoadHeader reads a trace without its steps (findings and outcomes
+// included) and says how many steps it has, for views that page through
+// long traces.
+func (s *Store) LoadHeader(ctx context.Context, id string) (*trace.Trace, int, error) {
 	t := &trace.Trace{ID: id}
 	var started, ended, usage, meta, diagSource string
 	var diag sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT format, source, system, model, task, scenario, trial, started, ended, usage, meta, diagnosis_source, diagnosis
-		FROM traces WHERE id = ?`, id).Scan(&t.Format, &t.Source, &t.System, &t.Model, &t.Task, &t.Scenario, &t.Trial, &started, &ended, &usage, &meta, &diagSource, &diag)
+	var steps int
+	err := s.db.QueryRowContext(ctx, `SELECT format, source, system, model, task, scenario, trial, started, ended, usage, meta, diagnosis_source, diagnosis, step_count
+		FROM traces WHERE id = ?`, id).Scan(&t.Format, &t.Source, &t.System, &t.Model, &t.Task, &t.Scenario, &t.Trial, &started, &ended, &usage, &meta, &diagSource, &diag, &steps)
 	if err == sql.ErrNoRows {
-		return nil, fmt.Errorf("trace %q: %w", id, ErrNotFound)
+		return nil, 0, fmt.Errorf("trace %q: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("trace %s: %w", id, err)
+		return nil, 0, fmt.Errorf("trace %s: %w", id, err)
 	}
 	t.Started, t.Ended = parseTimeText(started), parseTimeText(ended)
 	if err := json.Unmarshal([]byte(usage), &t.Usage); err != nil {
-		return nil, fmt.Errorf("trace %s usage: %w", id, err)
+		return nil, 0, fmt.Errorf("trace %s usage: %w", id, err)
 	}
 	if err := json.Unmarshal([]byte(meta), &t.Meta); err != nil {
-		return nil, fmt.Errorf("trace %s meta: %w", id, err)
+		return nil, 0, fmt.Errorf("trace %s meta: %w", id, err)
 	}
 	if len(t.Meta) == 0 {
 		t.Meta = nil
@@ -246,41 +272,59 @@ func (s *Store) Load(ctx context.Context, id string) (*trace.Trace, error) {
 	if diag.Valid {
 		t.Diagnosis = &trace.Diagnosis{Source: diagSource, Body: diag.String}
 	}
-	if err := s.loadSteps(ctx, t); err != nil {
-		return nil, err
-	}
 	if t.Findings, err = s.Findings(ctx, id); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT trace_id, source, metric, score, success, detail FROM outcomes WHERE trace_id = ? ORDER BY source`, id)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var tid string
 		o, err := scanOutcome(rows, &tid)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		t.Outcomes = append(t.Outcomes, o)
 	}
-	return t, rows.Err()
+	return t, steps, rows.Err()
 }
 
-func (s *Store) loadSteps(ctx context.Context, t *trace.Trace) error {
+// StepRange reads the steps of a trace with indices from..to-1.
+func (s *Store) StepRange(ctx context.Context, id string, from, to int) ([]trace.Step, error) {
+	return s.steps(ctx, id, "AND idx >= ? AND idx < ?", []any{from, to})
+}
+
+// StepsAt reads the steps of a trace at the given indices, in order;
+// indices the trace does not have are left out.
+func (s *Store) StepsAt(ctx context.Context, id string, idx []int) ([]trace.Step, error) {
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(idx))
+	for i, n := range idx {
+		args[i] = n
+	}
+	return s.steps(ctx, id, "AND idx IN ("+strings.TrimSuffix(strings.Repeat("?,", len(idx)), ",")+")", args)
+}
+
+// steps reads the steps of a trace that satisfy the extra condition where
+// (an "AND ..." clause with its args), in order.
+func (s *Store) steps(ctx context.Context, id, where string, args []any) ([]trace.Step, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT idx, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type, span_id
-		FROM steps WHERE trace_id = ? ORDER BY idx`, t.ID)
+		FROM steps WHERE trace_id = ? `+where+` ORDER BY idx`, append([]any{id}, args...)...)
 	if err != nil {
-		return fmt.Errorf("trace %s steps: %w", t.ID, err)
+		return nil, fmt.Errorf("trace %s steps: %w", id, err)
 	}
 	defer rows.Close()
+	var out []trace.Step
 	for rows.Next() {
 		var st trace.Step
 		var kind, ts string
 		var pair, exit sql.NullInt64
 		if err := rows.Scan(&st.Index, &kind, &st.Role, &st.Agent, &st.Text, &st.Tool, &st.Args, &st.CallID, &pair, &exit, &st.IsError, &ts, &st.Tokens, &st.Type, &st.SpanID); err != nil {
-			return fmt.Errorf("trace %s steps: %w", t.ID, err)
+			return nil, fmt.Errorf("trace %s steps: %w", id, err)
 		}
 		st.Kind = trace.Kind(kind)
 		st.Time = parseTimeText(ts)
@@ -292,9 +336,9 @@ func (s *Store) loadSteps(ctx context.Context, t *trace.Trace) error {
 			e := int(exit.Int64)
 			st.ExitCode = &e
 		}
-		t.Steps = append(t.Steps, st)
+		out = append(out, st)
 	}
-	return rows.Err()
+	return out, rows.Err()
 }
 
 // Findings returns every finding on a trace, ordered by first cited step,
@@ -352,15 +396,17 @@ func (s *Store) DetectedWith(ctx context.Context, ids []string) (map[string]stri
 }
 
 // queryIDs runs a query whose %s takes a list of trace ids, in chunks that
-// stay under SQLite's limit on bound parameters, calling scan for each row.
-func (s *Store) queryIDs(ctx context.Context, ids []string, query string, scan func(*sql.Rows) error) error {
+// stay under SQLite's limit on bound parameters, calling scan for each row;
+// the query's other parameters, after the ids, take extra.
+func (s *Store) queryIDs(ctx context.Context, ids []string, query string, scan func(*sql.Rows) error, extra ...any) error {
 	const chunkSize = 500
 	for start := 0; start < len(ids); start += chunkSize {
 		chunk := ids[start:min(len(ids), start+chunkSize)]
-		args := make([]any, len(chunk))
+		args := make([]any, len(chunk), len(chunk)+len(extra))
 		for i, id := range chunk {
 			args[i] = id
 		}
+		args = append(args, extra...)
 		placeholders := strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")
 		rows, err := s.db.QueryContext(ctx, fmt.Sprintf(query, placeholders), args...)
 		if err != nil {

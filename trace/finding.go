@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -92,6 +93,11 @@ type Outcome struct {
 // when a trace has several: explicit labels, then our scoring, then an
 // official judge's, then what the format itself recorded.
 var outcomePreference = []string{"labels", "itbench", "itbench-official", "format"}
+
+// OutcomePreference lists the outcome sources in the order PrimaryOutcome
+// prefers them; a source not listed comes after them all, by name. Queries
+// that pick the primary outcome in SQL build their ordering from it.
+func OutcomePreference() []string { return slices.Clone(outcomePreference) }
 
 // PrimaryOutcome returns the outcome that speaks for a trace: the decided
 // outcome (Success set) of the most authoritative source, or nil.

@@ -304,7 +304,7 @@ mad:AG2:3,FM-3.3,false,40,
 		}
 	}
 	// Steps on an absent label are dropped while reading, with a notice.
-	if !strings.Contains(errOut, "notice: "+csv+":7: steps say where a mode is") {
+	if !strings.Contains(errOut, "notice: "+csv+":7: steps and quotes say where a mode is") {
 		t.Errorf("stderr: %s", errOut)
 	}
 	// annotator_1 says FM-1.3 on 1 and 3: both right. FM-3.3 on 1 and 2:

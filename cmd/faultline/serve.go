@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/score"
+	"github.com/faultline/faultline/web"
+)
+
+func (a *app) serveCommand() *cobra.Command {
+	var addr, token, groundTruth string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "A local web application: dashboard, trace viewer, labelling, agreement",
+		Long: `Serve the database as a web application in the browser, offline (every asset is
+built in): the cohort report's figures, each linked to the traces behind it, filtered
+by model, system, scenario, outcome and annotation source; the traces, searched
+(full text over every step), filtered, sorted and paged; each trace as a timeline of
+its steps with every finding at its steps, its quote marked, the sources side by side,
+the outcome and diagnosis and the judges' records; labelling (a queue of the traces
+you have not labelled, 14 modes each present, absent or unsure, steps and quotes as
+evidence, checked against the trace) with label files in and out; and agreement
+between any sources (Cohen's kappa, precision, recall, F1 with bootstrap intervals,
+Fleiss' kappa for three or more, and the list of disagreements).
+
+It listens on 127.0.0.1:7474 (loopback) unless --addr says otherwise. Anywhere else
+it needs a token (--token or $FAULTLINE_TOKEN), required on every request: open the
+address it prints once (the token in it sets a cookie) or send
+"Authorization: Bearer <token>". The token travels in clear over plain HTTP: beyond
+a trusted network, put TLS in front (or use an SSH tunnel to the loopback address).
+
+Labels are stored as the annotation source human:<name>, with the name you give on
+the Label page. --ground-truth lets the trace viewer show which ground-truth group
+each blamed entity matched; without it the viewer shows the stored outcomes.`,
+		Example: `  faultline serve
+  faultline serve --addr 127.0.0.1:8080 --ground-truth examples/itbench-zero/ground_truths.json
+  FAULTLINE_TOKEN=$(openssl rand -hex 16) faultline serve --addr 0.0.0.0:7474`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if token == "" {
+				token = os.Getenv("FAULTLINE_TOKEN")
+			}
+			var set score.Set
+			if groundTruth != "" {
+				var problems []string
+				var err error
+				if set, problems, err = score.LoadPath(groundTruth, ""); err != nil {
+					return fmt.Errorf("ground truth: %w", err)
+				}
+				for _, p := range problems {
+					fmt.Fprintf(a.stderr, "notice: %s\n", p)
+				}
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			defer ln.Close()
+			st, err := a.openStore(ctx)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			srv, err := web.New(web.Config{Store: st, Token: token, GroundTruth: set, Log: a.log})
+			if err != nil {
+				return err
+			}
+			where := "http://" + ln.Addr().String() + "/"
+			if token != "" {
+				where += "?" + url.Values{"token": {token}}.Encode()
+			}
+			fmt.Fprintf(a.stderr, "serving %s on %s (Ctrl-C stops)\n", a.dbPath, where)
+			return srv.Serve(ctx, ln)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:7474", "address to listen on, as `HOST:PORT`; beyond loopback a token is required")
+	f.StringVar(&token, "token", "", "require this `TOKEN` on every request (also $FAULTLINE_TOKEN)")
+	f.StringVar(&groundTruth, "ground-truth", "", "ITBench ground truth (a file or directory), to show what each diagnosed entity matched")
+	return cmd
+}

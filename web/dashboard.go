@@ -1,0 +1,84 @@
+package web
+
+import (
+	"bytes"
+	"html/template"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/analyze"
+	"github.com/faultline/faultline/report"
+)
+
+// dashboardView is the dashboard: the cohort report of the selected
+// traces, as `faultline report --format html` draws it, with every figure
+// linked to the trace list of the traces behind it.
+type dashboardView struct {
+	Filter    filter
+	Menus     menus
+	By        string
+	Groupings []string
+	Traces    int
+	// Report is the report's sections, written by the report package's
+	// own html/template, which has escaped everything a trace put in it.
+	Report  template.HTML
+	ListURL string
+	Elapsed time.Duration
+}
+
+func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	f, err := parseFilter(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	by := r.URL.Query().Get("by")
+	if by == "" {
+		by = "model"
+	}
+	if !slices.Contains(analyze.Groupings, by) {
+		s.fail(w, r, badRequestf("by %q: use one of %s", by, strings.Join(analyze.Groupings, ", ")))
+		return
+	}
+	ctx := r.Context()
+	opt := analyze.ReportOptions{By: by, Sources: f.sources()}
+	// Only the source selection is the report's own; every other filter
+	// picks the traces it covers.
+	selection := f
+	selection.Source = ""
+	if selection.encode() != "" {
+		if opt.IDs, err = s.cfg.Store.IDs(ctx, f.query(labellerSource(r))); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	rep, err := analyze.BuildReport(ctx, s.cfg.Store, opt)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := dashboardView{Filter: f, By: by, Groupings: analyze.Groupings, Traces: rep.Traces, ListURL: "/traces?" + f.encode()}
+	if v.Menus, err = s.menus(r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if rep.Traces > 0 {
+		var b bytes.Buffer
+		link := func(t report.Traces) string {
+			if n, ok := f.narrowed(by, t); ok {
+				return "/traces?" + n.encode()
+			}
+			return ""
+		}
+		if err := report.WriteHTMLSections(&b, rep, link); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		v.Report = template.HTML(b.String())
+	}
+	v.Elapsed = time.Since(start).Round(time.Millisecond)
+	s.render(w, r, http.StatusOK, "dashboard", "", view{Title: "Dashboard", Nav: "dashboard", Body: v})
+}

@@ -1,0 +1,132 @@
+package web
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestCheckAddress(t *testing.T) {
+	for _, tc := range []struct {
+		addr, token string
+		ok          bool
+	}{
+		{"127.0.0.1:7474", "", true},
+		{"127.0.0.2:7474", "", true},
+		{"[::1]:7474", "", true},
+		{"0.0.0.0:7474", "", false},
+		{"[::]:7474", "", false},
+		{"192.0.2.1:7474", "", false},
+		{"0.0.0.0:7474", "s3cret", true},
+	} {
+		addr, err := net.ResolveTCPAddr("tcp", tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckAddress(addr, tc.token); (err == nil) != tc.ok {
+			t.Errorf("%s with token %q: %v", tc.addr, tc.token, err)
+		}
+	}
+}
+
+// With a token, no request gets through without it: not a page, not an
+// asset, not a form.
+func TestTokenRequired(t *testing.T) {
+	const token = "0123456789abcdef"
+	b := serve(t, Config{Store: examplesStore(t), Token: token})
+	for _, path := range []string{"/", "/traces", "/static/htmx.min.js", "/agreement", "/labels/export?source=detector&format=csv"} {
+		if res := b.get(path); res.StatusCode != http.StatusUnauthorized || strings.Contains(res.body, "<html") {
+			t.Errorf("GET %s without the token: %s", path, res.Status)
+		}
+		if res := b.get(path, "Authorization", "Bearer nope"); res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s with a wrong token: %s", path, res.Status)
+		}
+		if res := b.get(path, "Authorization", "Bearer "+token); res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s with the bearer token: %s", path, res.Status)
+		}
+	}
+	if res := b.post("/labeller", url.Values{"name": {"eve"}}); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("POST without the token: %s", res.Status)
+	}
+	if res := b.get("/traces?token=wrong"); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong token in the address: %s", res.Status)
+	}
+	// The token in the address once: a cookie, and the same address without it.
+	res := b.get("/traces?model=sim-beta&token=" + token)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/traces?model=sim-beta" {
+		t.Fatalf("?token=: %s to %q", res.Status, res.Header.Get("Location"))
+	}
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == tokenCookie {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || strings.Contains(cookie.Value, token) {
+		t.Fatalf("token cookie %+v", cookie)
+	}
+	if page := b.ok("/count?model=sim-beta"); !strings.Contains(page, "4 traces") {
+		t.Error("the cookie does not let the browser in")
+	}
+	// And forms work with it, given their CSRF token.
+	b.name("alice")
+	if !strings.Contains(b.ok("/labels"), "labelling as <b>alice</b>") {
+		t.Error("naming the labeller with the token cookie")
+	}
+	// Off loopback with a token, any host name will do.
+	req, _ := http.NewRequest("GET", b.base+"/labels", nil)
+	req.Host = "faultline.internal:7474"
+	req.Header.Set("Authorization", "Bearer "+token)
+	if res := b.do(req); res.StatusCode != http.StatusOK {
+		t.Errorf("another host name with the token: %s", res.Status)
+	}
+}
+
+// A state-changing request needs the CSRF token of the browser's session,
+// and comes from the application's own origin.
+func TestCSRF(t *testing.T) {
+	b := serve(t, Config{Store: examplesStore(t)})
+	token := b.csrf()
+	for name, tc := range map[string]struct {
+		form   url.Values
+		header []string
+	}{
+		"no token":          {url.Values{"name": {"mallory"}}, nil},
+		"a made-up token":   {url.Values{"name": {"mallory"}, "csrf": {strings.Repeat("ab", 32)}}, nil},
+		"a header mismatch": {url.Values{"name": {"mallory"}}, []string{csrfHeader, "00"}},
+		"another site":      {url.Values{"name": {"mallory"}, "csrf": {token}}, []string{"Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"}},
+	} {
+		res := b.post("/labeller", tc.form, tc.header...)
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %s", name, res.Status)
+		}
+	}
+	if strings.Contains(b.ok("/labels"), "mallory") {
+		t.Error("a forged request named the labeller")
+	}
+	// Another browser's token is no good either: it is bound to a session.
+	other := newBrowser(t, b.base)
+	if res := other.post("/labeller", url.Values{"name": {"mallory"}, "csrf": {token}}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("another session's token: %s", res.Status)
+	}
+	// The right token, as a form field or as htmx's header.
+	if res := b.post("/labeller", url.Values{"name": {"alice"}, "csrf": {token}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("with the token: %s", res.Status)
+	}
+	if res := b.post("/labeller", url.Values{"name": {"bob"}}, csrfHeader, token); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("with the header: %s", res.Status)
+	}
+	// Labels are saved only by POST: a GET of the address does nothing.
+	if res := b.get("/traces/x/labels"); res.StatusCode != http.StatusMethodNotAllowed && res.StatusCode != http.StatusNotFound {
+		t.Errorf("GET of the label address: %s", res.Status)
+	}
+	// The form's redirect stays inside the application.
+	for back, want := range map[string]string{"https://evil.example/": "/labels", "//evil.example/x": "/labels", "/traces?model=a": "/traces?model=a"} {
+		res := b.post("/labeller", url.Values{"name": {"alice"}, "csrf": {token}, "back": {back}})
+		if got := res.Header.Get("Location"); got != want {
+			t.Errorf("back %q: redirected to %q, want %q", back, got, want)
+		}
+	}
+}
