@@ -554,10 +554,6 @@ func StoredLabels(ctx context.Context, st *store.Store, source string, ids []str
 		}
 		return nil, fmt.Errorf("no annotations of source %q on these traces (sources there: %s)", source, there)
 	}
-	verdicts, err := st.ModeVerdicts(ctx, ids, selected)
-	if err != nil {
-		return nil, err
-	}
 	type key struct{ trace, mode string }
 	index := map[key]int{}
 	set := &labels.Set{Name: source, Sources: matched}
@@ -575,11 +571,14 @@ func StoredLabels(ctx context.Context, st *store.Store, source string, ids []str
 			l.Steps = append(l.Steps, steps...)
 		}
 	}
-	for _, v := range verdicts {
-		if _, ok := taxonomy.MAST.Mode(v.Mode); !ok || (v.Source == detect.Source && !covered[v.Trace]) {
-			continue
+	err = st.ModeVerdicts(ctx, ids, selected, func(v store.ModeVerdict) error {
+		if _, ok := taxonomy.MAST.Mode(v.Mode); ok && (v.Source != detect.Source || covered[v.Trace]) {
+			put(v.Trace, v.Mode, v.Verdict, v.Steps, false)
 		}
-		put(v.Trace, v.Mode, v.Verdict, v.Steps, false)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(covered) > 0 {
 		modes := detectorModes()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/faultline/faultline/trace"
 )
@@ -19,30 +20,50 @@ type ModeVerdict struct {
 	Steps   []int
 }
 
-// ModeVerdicts returns the findings with a mode (labels that could not be
-// mapped to one are left out) of the sources selected as MatchSource
-// selects them, on the given traces, in the order they were stored.
-func (s *Store) ModeVerdicts(ctx context.Context, ids []string, sources []string) ([]ModeVerdict, error) {
-	var out []ModeVerdict
+// ModeVerdicts calls fn with each finding that has a mode (labels that
+// could not be mapped to one are left out) of the sources selected as
+// MatchSource selects them, on the given traces, in the order they were
+// stored. It streams: comparing two sources over a large store visits
+// millions of findings. Steps are decoded for present verdicts only, the
+// only ones whose steps anything reads.
+func (s *Store) ModeVerdicts(ctx context.Context, ids []string, sources []string, fn func(ModeVerdict) error) error {
+	where, args := sourceClause(sources)
 	err := s.queryIDs(ctx, ids, `SELECT trace_id, source, mode, verdict, steps FROM findings
-		WHERE mode != '' AND trace_id IN (%s) ORDER BY id`, func(rows *sql.Rows) error {
+		WHERE mode != '' AND trace_id IN (%s)`+where+` ORDER BY id`, func(rows *sql.Rows) error {
 		var v ModeVerdict
-		var verdict, steps string
+		var verdict string
+		var steps []byte
 		if err := rows.Scan(&v.Trace, &v.Source, &v.Mode, &verdict, &steps); err != nil {
 			return err
 		}
-		if !MatchSource(v.Source, sources) {
-			return nil
-		}
 		v.Verdict = trace.Verdict(verdict)
-		if err := json.Unmarshal([]byte(steps), &v.Steps); err != nil {
-			return fmt.Errorf("trace %s finding steps: %w", v.Trace, err)
+		if v.Verdict == trace.Present {
+			if err := json.Unmarshal(steps, &v.Steps); err != nil {
+				return fmt.Errorf("trace %s finding steps: %w", v.Trace, err)
+			}
 		}
-		out = append(out, v)
-		return nil
-	})
+		return fn(v)
+	}, args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading findings: %w", err)
+		return fmt.Errorf("reading findings: %w", err)
 	}
-	return out, nil
+	return nil
+}
+
+// sourceClause is MatchSource as SQL: " AND (...)" selecting the sources
+// named and those under them ("judge" selects "judge:gpt-4.1"), as ranges
+// the findings_source index can serve; empty when every source is wanted.
+func sourceClause(sources []string) (string, []any) {
+	if len(sources) == 0 {
+		return "", nil
+	}
+	var terms []string
+	var args []any
+	for _, want := range sources {
+		// "want:" ≤ source < "want;" holds exactly for the sources that
+		// start with "want:", ';' being the byte after ':'.
+		terms = append(terms, "source = ? OR (source >= ? AND source < ?)")
+		args = append(args, want, want+":", want+";")
+	}
+	return " AND (" + strings.Join(terms, " OR ") + ")", args
 }

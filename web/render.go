@@ -166,9 +166,7 @@ var funcs = template.FuncMap{
 		return "src-other"
 	},
 	"traceURL": traceURL,
-	"stepURL": func(id string, step int) string {
-		return traceURL(id) + "?step=" + fmt.Sprint(step)
-	},
+	"stepURL": stepURL,
 	"add":   func(a, b int) int { return a + b },
 	"deref": func(p *float64) float64 { return *p },
 	// wrap is the page's view around another body, for the templates of

@@ -236,9 +236,18 @@ func TestLongTraceSteps(t *testing.T) {
 		}
 	}
 	tr.Link()
+	tr.Findings = []trace.Finding{{Mode: "FM-1.3", Source: "judge:m", Verdict: trace.Present, Steps: []int{5, 321}}}
 	put(t, st, "/long.jsonl", tr)
 	b := serve(t, Config{Store: st})
 	page := b.ok("/traces/long")
+	// The findings' step links: an anchor on this page, else the page that
+	// holds the step; the detectors, which found nothing, still have a column.
+	if !strings.Contains(page, `href="#step-5" class="stepref"`) || !strings.Contains(page, `href="/traces/long?step=321" class="stepref"`) {
+		t.Error("the findings' step links do not reach their steps")
+	}
+	if !strings.Contains(page, `<th><span class="chip src-detector">detector</span></th>`) {
+		t.Error("no detector column though the detectors ran")
+	}
 	if strings.Count(page, `<article class="step`) != 201 || !strings.Contains(page, `id="step-199"`) || strings.Contains(page, `id="step-200"`) ||
 		!strings.Contains(page, "edge result") {
 		t.Error("the first page is not steps 0–199 with the result of call 199 beside it (and without its id)")

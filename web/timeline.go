@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,6 +43,20 @@ type timeline struct {
 	Prev, Next int
 	Dir        string
 	Labelling  bool // steps can be cited as evidence
+}
+
+// StepHref links to step n: its anchor when it is on this page, else the
+// page that holds it.
+func (tl timeline) StepHref(n int) string {
+	if n >= tl.From && n < tl.To {
+		return "#step-" + strconv.Itoa(n)
+	}
+	return stepURL(tl.TraceID, n)
+}
+
+// stepURL opens the page of a trace that holds step n, scrolled to it.
+func stepURL(id string, n int) string {
+	return traceURL(id) + "?step=" + strconv.Itoa(n)
 }
 
 // stepItem is a step as the timeline shows it: a tool call beside its

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/judge"
 	"github.com/faultline/faultline/report"
 	"github.com/faultline/faultline/score"
@@ -92,7 +93,12 @@ func (s *Server) traceView(w http.ResponseWriter, r *http.Request) {
 	}
 	from, _ := strconv.Atoi(q.Get("from"))
 	from = pageStart(from, total)
-	v := traceView{Trace: t, Steps: total, TaskTitle: report.TaskTitle(t.Task, 160), Matrix: newMatrix(t.Findings)}
+	detected, err := s.cfg.Store.DetectedWith(ctx, []string{id})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := traceView{Trace: t, Steps: total, TaskTitle: report.TaskTitle(t.Task, 160), Matrix: newMatrix(t.Findings, detected[id] != "")}
 	if !t.Started.IsZero() && !t.Ended.IsZero() {
 		v.Duration = t.Ended.Sub(t.Started).Round(time.Second).String()
 	}
@@ -282,9 +288,14 @@ type matrixCell struct {
 }
 
 // newMatrix lays out the findings, modes in taxonomy order (MAST, then
-// system failures, then labels no mode was found for).
-func newMatrix(findings []trace.Finding) matrix {
+// system failures, then labels no mode was found for). When the detectors
+// ran on the trace they have a column even if they found nothing: their
+// silence is a result too.
+func newMatrix(findings []trace.Finding, detected bool) matrix {
 	var m matrix
+	if detected {
+		m.Sources = append(m.Sources, detect.Source)
+	}
 	for _, f := range findings {
 		if !slices.Contains(m.Sources, f.Source) {
 			m.Sources = append(m.Sources, f.Source)

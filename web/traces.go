@@ -95,7 +95,11 @@ func (s *Server) traceList(w http.ResponseWriter, r *http.Request) {
 	for i, t := range page.Traces {
 		ids[i] = t.ID
 	}
-	verdicts, err := s.cfg.Store.ModeVerdicts(ctx, ids, f.sources())
+	var verdicts []store.ModeVerdict
+	err = s.cfg.Store.ModeVerdicts(ctx, ids, f.sources(), func(v store.ModeVerdict) error {
+		verdicts = append(verdicts, v)
+		return nil
+	})
 	if err != nil {
 		s.fail(w, r, err)
 		return

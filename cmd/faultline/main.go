@@ -69,10 +69,13 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "faultline",
 		Short: "Find out why LLM agents fail",
-		Long: `faultline reads LLM-agent traces (Codex/ITBench rollouts, MAD records), finds MAST
-failure modes in them with deterministic detectors, and summarises a cohort per model.
+		Long: `faultline reads LLM-agent traces (Codex/ITBench rollouts, MAD, Who&When, tau-bench,
+Magentic-One, Inspect, ATIF, Docent, OpenAI chat logs, OpenTelemetry GenAI), finds
+MAST failure modes in them with deterministic detectors and an optional LLM judge,
+scores ITBench diagnoses, and reports what fails, where, and which fix buys the most.
 
-Start with:  faultline analyze examples/`,
+Start with:  faultline analyze examples/
+Then browse: faultline serve`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {
