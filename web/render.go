@@ -166,9 +166,9 @@ var funcs = template.FuncMap{
 		return "src-other"
 	},
 	"traceURL": traceURL,
-	"stepURL": stepURL,
-	"add":   func(a, b int) int { return a + b },
-	"deref": func(p *float64) float64 { return *p },
+	"stepURL":  stepURL,
+	"add":      func(a, b int) int { return a + b },
+	"deref":    func(p *float64) float64 { return *p },
 	// wrap is the page's view around another body, for the templates of
 	// fragments that pages also show inside themselves.
 	"wrap": func(v view, body any) view {
