@@ -17,6 +17,7 @@ import (
 // linked to the trace list of the traces behind it.
 type dashboardView struct {
 	Filter    filter
+	Filtered  bool // some filter is set
 	Menus     menus
 	By        string
 	Groupings []string
@@ -60,7 +61,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := dashboardView{Filter: f, By: by, Groupings: analyze.Groupings, Traces: rep.Traces, ListURL: "/traces?" + f.encode()}
+	v := dashboardView{Filter: f, Filtered: f.encode() != "", By: by, Groupings: analyze.Groupings, Traces: rep.Traces, ListURL: "/traces?" + f.encode()}
 	if v.Menus, err = s.menus(r); err != nil {
 		s.fail(w, r, err)
 		return

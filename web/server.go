@@ -17,7 +17,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
+	"unicode/utf8"
 
 	"github.com/faultline/faultline/score"
 	"github.com/faultline/faultline/store"
@@ -81,7 +83,30 @@ func New(cfg Config) (*Server, error) {
 }
 
 // ServeHTTP serves one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := wellFormed(r.URL.Query()); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.handler.ServeHTTP(w, r)
+}
+
+// wellFormed refuses an address whose parameters are not UTF-8: every page
+// reads them as text (a search becomes a pattern, a source a name), and a
+// browser's own forms always send UTF-8.
+func wellFormed(q url.Values) error {
+	for k, vs := range q {
+		if !utf8.ValidString(k) {
+			return fmt.Errorf("parameter %q is not UTF-8", k)
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) {
+				return fmt.Errorf("parameter %s: %q is not UTF-8", k, v)
+			}
+		}
+	}
+	return nil
+}
 
 // Serve answers requests on ln until ctx is done, then lets the requests
 // in flight finish (for up to 5 seconds). It refuses a listener beyond

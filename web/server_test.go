@@ -30,6 +30,7 @@ func TestPages(t *testing.T) {
 	}{
 		{"/", `<section id="prevalence">`},
 		{"/?by=scenario&source=detector", "by scenario"},
+		{"/?model=nobody", "No traces match these filters"},
 		{"/traces?model=sim-beta&outcome=failure", `hx-get="/count?model=sim-beta&amp;outcome=failure"`},
 		{"/traces/" + id, "Findings by source"},
 		{"/traces/" + id + "/steps?from=0&dir=next", `id="step-0"`},
@@ -81,6 +82,7 @@ func TestPages(t *testing.T) {
 		"/traces/" + id + "/steps":   http.StatusBadRequest,
 		"/traces/" + id + "?step=-1": http.StatusBadRequest,
 		"/static/nope.js":            http.StatusNotFound,
+		"/traces?q=0%CE":             http.StatusBadRequest,
 	} {
 		if res := b.get(path); res.StatusCode != status {
 			t.Errorf("GET %s: %s, want %d", path, res.Status, status)
