@@ -555,8 +555,12 @@ func StoredLabels(ctx context.Context, st *store.Store, source string, ids []str
 		return nil, fmt.Errorf("no annotations of source %q on these traces (sources there: %s)", source, there)
 	}
 	type key struct{ trace, mode string }
-	index := map[key]int{}
-	set := &labels.Set{Name: source, Sources: matched}
+	// Sized for a verdict on every mode of every trace, what a judge or a
+	// labeller gives: on a large store, growing them step by step costs
+	// more than reading the findings.
+	capacity := len(ids) * len(taxonomy.MAST.Modes)
+	index := make(map[key]int, capacity)
+	set := &labels.Set{Name: source, Sources: matched, Labels: make([]labels.ModeLabel, 0, capacity)}
 	put := func(id, mode string, v trace.Verdict, steps []int, implied bool) {
 		k := key{id, mode}
 		i, ok := index[k]
