@@ -9,6 +9,7 @@ import (
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/score"
 	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/trace"
 )
 
 // ScoreRequest says which traces to score and how.
@@ -37,6 +38,20 @@ type ScoreResult struct {
 	Stored        int                `json:"stored"`
 }
 
+// gradedByItsFormat says whether a trace's own format graded its answer (a
+// tau-bench reward, an Inspect score, Who&When's correctness): such a run
+// belongs to another benchmark, and a sample id that happens to equal an
+// ITBench incident id (Inspect numbers its samples 1, 2, 3…) must not have
+// it scored as that incident.
+func gradedByItsFormat(t *trace.Trace) bool {
+	for _, o := range t.Outcomes {
+		if o.Source == trace.FormatOutcomeSource && o.Metric != ingest.OTelStatusMetric {
+			return true
+		}
+	}
+	return false
+}
+
 // ScoreStored scores stored traces against ground truth, stores each
 // outcome (source "itbench") and compares it with the official scorer's
 // where the run carried one.
@@ -46,6 +61,9 @@ func ScoreStored(ctx context.Context, st *store.Store, req ScoreRequest) (*Score
 		t, err := st.Load(ctx, sm.ID)
 		if err != nil {
 			return nil, err
+		}
+		if req.Scenario == "" && gradedByItsFormat(t) {
+			continue // another benchmark's run, whatever its scenario id
 		}
 		ts := score.ScoreTrace(t, req.GroundTruth, req.Scenario, req.Options)
 		if ts.Status == score.NoGroundTruth && t.Scenario == "" && req.Scenario == "" {

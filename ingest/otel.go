@@ -16,6 +16,10 @@ import (
 	"github.com/faultline/faultline/trace"
 )
 
+// OTelStatusMetric names the outcome a failed root span gives a trace: the
+// run's own report that it broke, not a grade of its answer.
+const OTelStatusMetric = "otel_status"
+
 // OpenTelemetry traces become faultline traces here, one per OTLP trace id,
 // whether they come from a file (otlp_json.go, otlp_proto.go) or live from
 // `faultline receive`. Three attribute vocabularies are read:
@@ -706,7 +710,7 @@ func (m *otelMapper) finish(tr *otelTree) {
 		t.SetMeta("otel.root_span_id", root.SpanID.String())
 		if root.Failed {
 			no := false
-			t.Outcomes = append(t.Outcomes, trace.Outcome{Source: "format", Metric: "otel_status", Success: &no, Detail: m.errorText(root)})
+			t.Outcomes = append(t.Outcomes, trace.Outcome{Source: trace.FormatOutcomeSource, Metric: OTelStatusMetric, Success: &no, Detail: m.errorText(root)})
 		}
 		break
 	}

@@ -242,7 +242,7 @@ var scoreWords = map[string]float64{
 // explain) is kept as the score with the outcome undecided. ok is false when
 // raw is no score at all (an object, a list, text that is no verdict).
 func scoreOutcome(metric string, raw json.RawMessage) (trace.Outcome, bool) {
-	o := trace.Outcome{Source: "format", Metric: metric}
+	o := trace.Outcome{Source: trace.FormatOutcomeSource, Metric: metric}
 	var v float64
 	switch FirstByte(raw) {
 	case 't', 'f':

@@ -165,7 +165,7 @@ func whoWhenTrace(raw json.RawMessage, r *record, ids uniqueIDs) *trace.Trace {
 	}
 	if len(correct) > 0 {
 		if v, ok := boolOf(correct); ok {
-			t.Outcomes = []trace.Outcome{{Source: "format", Metric: "is_correct", Success: &v, Detail: prefixed("ground truth: ", groundTruth)}}
+			t.Outcomes = []trace.Outcome{{Source: trace.FormatOutcomeSource, Metric: "is_correct", Success: &v, Detail: prefixed("ground truth: ", groundTruth)}}
 		} else {
 			r.report(r.at(lines[correctField]), Error, "field %q should be true or false, found %s; no outcome", correctField, trace.Clip(string(correct), 40))
 		}

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/faultline/faultline/analyze"
@@ -101,11 +102,21 @@ func sourcesText(r *analyze.Report) string {
 func overviewSection(r *analyze.Report, groups []*analyze.Group, l linker) section {
 	s := section{ID: "overview", Title: "Overview"}
 	t := &Table{Header: []string{r.By, "traces", "succeeded", "failed", "unknown", "success rate"}, NumericRight: true}
-	metric := ""
+	// One metric names the column; when groups score differently (a
+	// tau-bench reward beside an ITBench recall) each cell names its own.
+	var metrics []string
 	for _, g := range groups {
-		if g.Metric != nil && metric == "" {
-			metric = g.Metric.Name
+		if g.Metric != nil && !slices.Contains(metrics, g.Metric.Name) {
+			metrics = append(metrics, g.Metric.Name)
 		}
+	}
+	metric := ""
+	switch len(metrics) {
+	case 0:
+	case 1:
+		metric = metrics[0]
+	default:
+		metric = "score"
 	}
 	if metric != "" {
 		t.Header = append(t.Header, "mean "+metric)
@@ -117,7 +128,11 @@ func overviewSection(r *analyze.Report, groups []*analyze.Group, l linker) secti
 	for _, g := range groups {
 		row := []string{g.Name, fmt.Sprint(g.Traces), fmt.Sprint(g.Succeeded), fmt.Sprint(g.Failed), fmt.Sprint(g.Unknown), shareWithInterval(g.SuccessRate)}
 		if metric != "" {
-			row = append(row, metricText(g.Metric))
+			cell := metricText(g.Metric)
+			if len(metrics) > 1 && g.Metric != nil {
+				cell += " (" + g.Metric.Name + ")"
+			}
+			row = append(row, cell)
 		}
 		row = append(row, countShare(analyze.Proportion{K: g.WithModes, N: g.Traces}))
 		for _, a := range g.Annotated {
@@ -129,6 +144,9 @@ func overviewSection(r *analyze.Report, groups []*analyze.Group, l linker) secti
 	notes := []string{"Success rate is over the traces with a decided outcome; \"unknown\" traces have none."}
 	if metric != "" {
 		notes = append(notes, fmt.Sprintf("Mean %s is over the primary outcomes that carry a score.", metric))
+	}
+	if len(metrics) > 1 {
+		notes = append(notes, "The groups are scored by different metrics, named in each cell: their means do not compare.")
 	}
 	if len(r.Sources) > 0 {
 		notes = append(notes, "\"by <source>\" is the share of traces a source annotated (any verdict; for the detectors, a run of the detector set).")

@@ -41,12 +41,12 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 {{range .Intro}}<p>{{.}}</p>
 {{end}}{{range .Blocks}}{{if .Heading}}{{if .Sub}}<h4>{{.Heading}}</h4>{{else}}<h3>{{.Heading}}</h3>{{end}}
 {{end}}{{if .Chart}}<figure>{{.Chart}}</figure>
-{{end}}{{with .Table}}{{$t := .}}<table>
+{{end}}{{with .Table}}{{$t := .}}<div class="table"><table>
 <thead><tr>{{range $i, $h := .Header}}<th{{if numeric $t $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr></thead>
 <tbody>
 {{range $r, $row := .Rows}}<tr>{{range $i, $c := $row}}<td{{if numeric $t $i}} class="num"{{end}}>{{with link $t $r $i}}<a href="{{.}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{end}}{{range .Notes}}<p class="note">{{.}}</p>
 {{end}}{{end}}</section>
 {{end}}{{end}}`))

@@ -423,6 +423,20 @@ func (s *Store) AllSources(ctx context.Context) ([]string, error) {
 	return s.distinct(ctx, "findings", "source")
 }
 
+// DecidesModes says whether a source has a finding with a mode: some
+// sources only locate errors (Who&When's decisive errors name no mode).
+func (s *Store) DecidesModes(ctx context.Context, source string) (bool, error) {
+	var one int
+	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM findings WHERE source = ? AND mode != '' LIMIT 1`, source).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("source %s: %w", source, err)
+	}
+	return true, nil
+}
+
 // distinct lists the distinct values of an indexed column by skipping
 // through its index, one lookup per value, rather than reading every row.
 func (s *Store) distinct(ctx context.Context, table, col string) ([]string, error) {

@@ -89,10 +89,14 @@ type Outcome struct {
 	Detail  string   `json:"detail,omitempty"`
 }
 
+// FormatOutcomeSource is the source of an outcome the trace's own format
+// recorded (a benchmark's reward or score, a failed root span).
+const FormatOutcomeSource = "format"
+
 // outcomePreference orders outcome sources from most to least authoritative
 // when a trace has several: explicit labels, then our scoring, then an
 // official judge's, then what the format itself recorded.
-var outcomePreference = []string{"labels", "itbench", "itbench-official", "format"}
+var outcomePreference = []string{"labels", "itbench", "itbench-official", FormatOutcomeSource}
 
 // OutcomePreference lists the outcome sources in the order PrimaryOutcome
 // prefers them; a source not listed comes after them all, by name. Queries

@@ -65,7 +65,10 @@ func (s *Server) agreement(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	v.A, v.B = q.Get("a"), q.Get("b")
 	if v.A == "" && v.B == "" {
-		v.A, v.B = defaultPair(all)
+		if v.A, v.B, err = s.defaultPair(ctx, all); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 	}
 	v.Raters = q["rater"]
 	if len(v.Raters) == 0 && !q.Has("raters") {
@@ -151,18 +154,29 @@ func agreementRows(ag *analyze.Agreement) []agreementRow {
 	return out
 }
 
-// defaultPair is a human labeller against the detectors when there is one,
-// else the first two sources.
-func defaultPair(sources []string) (string, string) {
-	for _, s := range sources {
-		if strings.HasPrefix(s, "human:") {
-			return s, detect.Source
+// defaultPair is the first source, in this order of kinds, that decides
+// modes (Who&When's decisive errors name none), against the detectors: a
+// human labeller, an annotator of a dataset, a judge; else the first two
+// sources.
+func (s *Server) defaultPair(ctx context.Context, sources []string) (string, string, error) {
+	for _, kind := range []string{"human:", "mad:", "judge:"} {
+		for _, src := range sources {
+			if !strings.HasPrefix(src, kind) {
+				continue
+			}
+			decides, err := s.cfg.Store.DecidesModes(ctx, src)
+			if err != nil {
+				return "", "", err
+			}
+			if decides {
+				return src, detect.Source, nil
+			}
 		}
 	}
 	if len(sources) >= 2 {
-		return sources[0], sources[1]
+		return sources[0], sources[1], nil
 	}
-	return "", ""
+	return "", "", nil
 }
 
 // defaultRaters are the human labellers, or the MAD annotators, when

@@ -287,3 +287,22 @@ func TestLoopbackHostOnly(t *testing.T) {
 		}
 	}
 }
+
+// With no pair asked for, the agreement page compares the first source
+// that decides modes with the detectors: a source that only locates
+// errors (Who&When's decisive errors) is passed over.
+func TestAgreementDefaultPair(t *testing.T) {
+	st := openStore(t)
+	a := agentRun("a", "m1", false, "pod checkout-7 CrashLoopBackOff")
+	a.Findings = []trace.Finding{
+		{Source: "human:whowhen", Verdict: trace.Present, RawLabel: "decisive error", Steps: []int{1}},
+		{Mode: "FM-1.3", Source: "mad:annotator_1", Verdict: trace.Present},
+		{Mode: "FM-1.3", Source: "mad:annotator_2", Verdict: trace.Absent},
+	}
+	put(t, st, "/runs.jsonl", a)
+	b := serve(t, Config{Store: st})
+	page := b.ok("/agreement")
+	if !strings.Contains(page, `<option selected>mad:annotator_1</option>`) || !strings.Contains(page, `id="pair-table"`) {
+		t.Errorf("the default pair is not mad:annotator_1 against the detectors:\n%.3000s", page)
+	}
+}
