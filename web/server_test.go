@@ -306,3 +306,15 @@ func TestAgreementDefaultPair(t *testing.T) {
 		t.Errorf("the default pair is not mad:annotator_1 against the detectors:\n%.3000s", page)
 	}
 }
+
+// A diagnosis that blames nothing says so rather than showing an empty card.
+func TestEmptyDiagnosis(t *testing.T) {
+	st := openStore(t)
+	a := agentRun("a", "m1", false, "all quiet")
+	a.Diagnosis = &trace.Diagnosis{Source: "agent_output.json", Body: `{"entities": [], "propagations": []}`}
+	put(t, st, "/runs.jsonl", a)
+	b := serve(t, Config{Store: st})
+	if page := b.ok("/traces/a"); !strings.Contains(page, "The diagnosis blames no entity.") {
+		t.Errorf("the empty diagnosis is not said:\n%.3000s", page)
+	}
+}
