@@ -106,7 +106,7 @@ func (s *Store) PutJudgement(ctx context.Context, r judge.Record, findings []tra
 	if err != nil {
 		return fmt.Errorf("trace %s judge record: %w", r.Trace, err)
 	}
-	return tx.Commit()
+	return s.commit(tx)
 }
 
 // CachedAnswer returns the judge's cached answer under key, or nil.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/faultline/faultline/ingest"
@@ -26,6 +27,9 @@ const DefaultPath = ".faultline/faultline.db"
 // Store is an open database.
 type Store struct {
 	db *sql.DB
+	// commits counts the write transactions this Store has committed (see
+	// Revision).
+	commits atomic.Int64
 	// detectedWith is recorded on every trace written through File, set when
 	// the caller runs detectors on traces before they are stored.
 	detectedWith string
@@ -68,6 +72,27 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
+// commit commits a write transaction and counts it.
+func (s *Store) commit(tx *sql.Tx) error {
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.commits.Add(1)
+	return nil
+}
+
+// Revision names the database's content: it changes once a write through
+// this Store commits, or another process commits one (SQLite's
+// data_version, which the one connection of this Store sees change only for
+// others' commits). A page computed from the database can be kept under it.
+func (s *Store) Revision(ctx context.Context) (string, error) {
+	var others int64
+	if err := s.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&others); err != nil {
+		return "", fmt.Errorf("reading the data version: %w", err)
+	}
+	return fmt.Sprintf("%d.%d", s.commits.Load(), others), nil
+}
+
 // File implements ingest.Sink. It returns nil when the file's content is
 // already stored under the same path; otherwise it opens a transaction that
 // first removes the file's previous traces.
@@ -94,10 +119,11 @@ func (s *Store) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, e
 		return nil, err
 	}
 	w.detectedWith = s.detectedWith
-	return &fileSink{tx: tx, w: w, info: f}, nil
+	return &fileSink{store: s, tx: tx, w: w, info: f}, nil
 }
 
 type fileSink struct {
+	store  *Store
 	tx     *sql.Tx
 	w      *writer
 	info   ingest.FileInfo
@@ -126,7 +152,7 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 		fs.tx.Rollback()
 		return fmt.Errorf("recording file: %w", err)
 	}
-	return fs.tx.Commit()
+	return fs.store.commit(fs.tx)
 }
 
 // writer holds the prepared statements of one transaction.
@@ -256,7 +282,7 @@ func (s *Store) ReplaceFindings(ctx context.Context, traceID, source string, fin
 			return fmt.Errorf("trace %s: %w", traceID, err)
 		}
 	}
-	return tx.Commit()
+	return s.commit(tx)
 }
 
 // PutOutcome stores (or replaces) one source's outcome for a trace.
@@ -274,7 +300,7 @@ func (s *Store) PutOutcome(ctx context.Context, traceID string, o trace.Outcome)
 	if err := w.putOutcome(ctx, traceID, o); err != nil {
 		return err
 	}
-	return tx.Commit()
+	return s.commit(tx)
 }
 
 func timeText(t time.Time) string {

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -35,10 +36,14 @@ type agreementView struct {
 	Conflicts []analyze.Conflict
 	More      int // disagreements not listed
 
-	Raters      []string // selected for Fleiss' kappa
-	Multi       *analyze.Raters
-	MultiError  string
-	Elapsed     time.Duration
+	Raters     []string // selected for Fleiss' kappa
+	Multi      *analyze.Raters
+	MultiError string
+	Elapsed    time.Duration
+	// Built is how long the comparison took; Cached says it was kept from
+	// an earlier view of the same database.
+	Built       time.Duration
+	Cached      bool
 	Replicates  int
 	WithinSteps int
 }
@@ -50,11 +55,26 @@ type agreementRow struct {
 
 func (s *Server) agreement(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	ctx := r.Context()
-	all, err := s.cfg.Store.AllSources(ctx)
+	q := r.URL.Query()
+	// The parameters in a fixed order: the same comparison, the same key.
+	v, cached, err := s.agreements.get(r.Context(), s.cfg.Store, q.Encode(), func() (agreementView, error) {
+		return s.compareSources(r.Context(), q)
+	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	v.Cached = cached
+	v.Elapsed = time.Since(start).Round(time.Millisecond)
+	s.render(w, r, http.StatusOK, "agreement", "", view{Title: "Agreement", Nav: "agreement", Body: v})
+}
+
+// compareSources computes the agreement page for its parameters.
+func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementView, error) {
+	start := time.Now()
+	all, err := s.cfg.Store.AllSources(ctx)
+	if err != nil {
+		return agreementView{}, err
 	}
 	if !slices.Contains(all, detect.Source) {
 		// Detectors that ran and found nothing are a source too.
@@ -62,12 +82,10 @@ func (s *Server) agreement(w http.ResponseWriter, r *http.Request) {
 		slices.Sort(all)
 	}
 	v := agreementView{Sources: withPrefixes(all), Replicates: agreementOptions.Replicates, WithinSteps: agreementOptions.Within}
-	q := r.URL.Query()
 	v.A, v.B = q.Get("a"), q.Get("b")
 	if v.A == "" && v.B == "" {
 		if v.A, v.B, err = s.defaultPair(ctx, all); err != nil {
-			s.fail(w, r, err)
-			return
+			return agreementView{}, err
 		}
 	}
 	v.Raters = q["rater"]
@@ -77,8 +95,7 @@ func (s *Server) agreement(w http.ResponseWriter, r *http.Request) {
 	if v.A != "" && v.B != "" {
 		ids, err := s.comparable(ctx, []string{v.A, v.B})
 		if err != nil {
-			s.fail(w, r, err)
-			return
+			return agreementView{}, err
 		}
 		a, errA := analyze.StoredLabels(ctx, s.cfg.Store, v.A, ids)
 		b, errB := analyze.StoredLabels(ctx, s.cfg.Store, v.B, ids)
@@ -103,8 +120,7 @@ func (s *Server) agreement(w http.ResponseWriter, r *http.Request) {
 	if len(v.Raters) >= 2 {
 		ids, err := s.comparable(ctx, v.Raters)
 		if err != nil {
-			s.fail(w, r, err)
-			return
+			return agreementView{}, err
 		}
 		var sets []*labels.Set
 		for _, src := range v.Raters {
@@ -122,8 +138,8 @@ func (s *Server) agreement(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	v.Elapsed = time.Since(start).Round(time.Millisecond)
-	s.render(w, r, http.StatusOK, "agreement", "", view{Title: "Agreement", Nav: "agreement", Body: v})
+	v.Built = time.Since(start).Round(time.Millisecond)
+	return v, nil
 }
 
 // comparable lists the traces the sources can be compared on: those every

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"html/template"
 	"net/http"
 	"slices"
@@ -27,6 +28,54 @@ type dashboardView struct {
 	Report  template.HTML
 	ListURL string
 	Elapsed time.Duration
+	// Built is how long the report took to build; Cached says it was kept
+	// from an earlier view of the same database.
+	Built  time.Duration
+	Cached bool
+}
+
+// builtReport is the costly part of the dashboard, kept in the server's
+// cache.
+type builtReport struct {
+	Traces int
+	HTML   template.HTML
+	Took   time.Duration
+}
+
+// buildReport builds the cohort report of the selected traces.
+func (s *Server) buildReport(ctx context.Context, f filter, by, labeller string) (builtReport, error) {
+	start := time.Now()
+	opt := analyze.ReportOptions{By: by, Sources: f.sources()}
+	// Only the source selection is the report's own; every other filter
+	// picks the traces it covers.
+	selection := f
+	selection.Source = ""
+	if selection.encode() != "" {
+		var err error
+		if opt.IDs, err = s.cfg.Store.IDs(ctx, f.query(labeller)); err != nil {
+			return builtReport{}, err
+		}
+	}
+	rep, err := analyze.BuildReport(ctx, s.cfg.Store, opt)
+	if err != nil {
+		return builtReport{}, err
+	}
+	out := builtReport{Traces: rep.Traces}
+	if rep.Traces > 0 {
+		var b bytes.Buffer
+		link := func(t report.Traces) string {
+			if n, ok := f.narrowed(by, t); ok {
+				return "/traces?" + n.encode()
+			}
+			return ""
+		}
+		if err := report.WriteHTMLSections(&b, rep, link); err != nil {
+			return builtReport{}, err
+		}
+		out.HTML = template.HTML(b.String())
+	}
+	out.Took = time.Since(start).Round(time.Millisecond)
+	return out, nil
 }
 
 func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
@@ -45,40 +94,19 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	opt := analyze.ReportOptions{By: by, Sources: f.sources()}
-	// Only the source selection is the report's own; every other filter
-	// picks the traces it covers.
-	selection := f
-	selection.Source = ""
-	if selection.encode() != "" {
-		if opt.IDs, err = s.cfg.Store.IDs(ctx, f.query(labellerSource(r))); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-	}
-	rep, err := analyze.BuildReport(ctx, s.cfg.Store, opt)
+	labeller := labellerSource(r)
+	built, cached, err := s.reports.get(ctx, s.cfg.Store, by+"\x00"+f.encode()+"\x00"+labeller, func() (builtReport, error) {
+		return s.buildReport(ctx, f, by, labeller)
+	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	v := dashboardView{Filter: f, Filtered: f.encode() != "", By: by, Groupings: analyze.Groupings, Traces: rep.Traces, ListURL: "/traces?" + f.encode()}
+	v := dashboardView{Filter: f, Filtered: f.encode() != "", By: by, Groupings: analyze.Groupings, Traces: built.Traces,
+		Report: built.HTML, Built: built.Took, Cached: cached, ListURL: "/traces?" + f.encode()}
 	if v.Menus, err = s.menus(r); err != nil {
 		s.fail(w, r, err)
 		return
-	}
-	if rep.Traces > 0 {
-		var b bytes.Buffer
-		link := func(t report.Traces) string {
-			if n, ok := f.narrowed(by, t); ok {
-				return "/traces?" + n.encode()
-			}
-			return ""
-		}
-		if err := report.WriteHTMLSections(&b, rep, link); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		v.Report = template.HTML(b.String())
 	}
 	v.Elapsed = time.Since(start).Round(time.Millisecond)
 	s.render(w, r, http.StatusOK, "dashboard", "", view{Title: "Dashboard", Nav: "dashboard", Body: v})

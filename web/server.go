@@ -45,6 +45,11 @@ type Server struct {
 	pages   *pages
 	secrets *secrets
 	handler http.Handler
+	// reports keeps the dashboard's recent reports while the database is
+	// unchanged.
+	reports pageCache[builtReport]
+	// agreements does the same for the agreement page's comparisons.
+	agreements pageCache[agreementView]
 }
 
 // New builds the application.

@@ -1,13 +1,17 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/score"
+	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -317,4 +321,53 @@ func TestEmptyDiagnosis(t *testing.T) {
 	if page := b.ok("/traces/a"); !strings.Contains(page, "The diagnosis blames no entity.") {
 		t.Errorf("the empty diagnosis is not said:\n%.3000s", page)
 	}
+}
+
+// The dashboard keeps a report while the database is unchanged, per filter,
+// and builds it again once anything is written: a label from the page, or
+// traces another process ingests. The agreement page keeps its comparisons
+// the same way.
+func TestKeptPages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.db")
+	open := func() *store.Store {
+		st, err := store.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	st := open()
+	put(t, st, "/runs.jsonl", agentRun("a", "m1", false, "pod checkout-7 CrashLoopBackOff"), agentRun("b", "m2", true, "all running"))
+	b := serve(t, Config{Store: st})
+	const kept = "kept from an earlier view"
+	view := func(path string, wantKept bool, wantTraces string) {
+		t.Helper()
+		page := b.ok(path)
+		if strings.Contains(page, kept) != wantKept || !strings.Contains(page, wantTraces) {
+			t.Errorf("GET %s: kept %v, want %v; want %q in\n%.600s", path, strings.Contains(page, kept), wantKept, wantTraces, page)
+		}
+	}
+	view("/", false, "2 traces")
+	view("/", true, "2 traces")
+	view("/?model=m1", false, "1 trace ")
+	view("/?model=m1", true, "1 trace ")
+	view("/?by=scenario", false, "2 traces")
+
+	b.name("alice")
+	all := map[string]string{}
+	for _, m := range taxonomy.MAST.Modes {
+		all[m.Code] = "absent"
+	}
+	if res := b.post("/traces/a/labels", labelForm(b.csrf(), all, nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("labelling: %s", res.Status)
+	}
+	view("/", false, "human:alice")
+	view("/", true, "human:alice")
+	view("/agreement?a=human:alice&b=detector", false, "FM-1.3 Step repetition")
+	view("/agreement?b=detector&a=human:alice", true, "FM-1.3 Step repetition")
+
+	put(t, open(), "/more.jsonl", agentRun("c", "m1", false, "OOMKilled"))
+	view("/", false, "3 traces")
+	view("/agreement?a=human:alice&b=detector", false, "FM-1.3 Step repetition")
 }
