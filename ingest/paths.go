@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -187,13 +189,11 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool) 
 		return nil
 	}
 	defer f.Close()
-	head := make([]byte, SniffSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+	head, compressed, err := readHead(f)
+	if err != nil {
 		w.report(Issue{Path: display, Severity: Error, Message: "cannot read: " + errText(err)})
 		return nil
 	}
-	head = head[:n]
 	format, why := sniff(head)
 	if format == nil {
 		if explicit {
@@ -204,14 +204,18 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool) 
 		}
 		return nil
 	}
+	// The file is known by the hash of its bytes as stored, compressed or not.
 	h := sha256.New()
-	h.Write(head)
-	size, err := io.Copy(h, f)
+	var size int64
+	err = rewind(f)
+	if err == nil {
+		size, err = io.Copy(h, f)
+	}
 	if err != nil {
 		w.report(Issue{Path: display, Severity: Error, Message: "cannot read: " + errText(err)})
 		return nil
 	}
-	info := FileInfo{Path: display, Hash: hex.EncodeToString(h.Sum(nil)), Size: size + int64(n), Format: format.Name()}
+	info := FileInfo{Path: display, Hash: hex.EncodeToString(h.Sum(nil)), Size: size, Format: format.Name()}
 	if path == display {
 		if abs, err := filepath.Abs(path); err == nil {
 			info.Path = abs
@@ -228,11 +232,17 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool) 
 		w.sum.UnchangedFiles = append(w.sum.UnchangedFiles, info.Path)
 		return nil
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	r, err := content(f, compressed)
+	if err != nil {
 		return errors.Join(fmt.Errorf("%s: %w", display, err), fs.Close(ctx, FileResult{Err: err}))
 	}
+	if compressed {
+		r = &brokenStream{r: r, report: func(err error) {
+			w.report(Issue{Path: display, Severity: Error, Message: "the gzip stream is broken (" + err.Error() + "); what came before it is read"})
+		}}
+	}
 	errorsBefore := w.sum.Errors
-	in := &Input{Path: display, R: f, report: w.report}
+	in := &Input{Path: display, R: r, report: w.report}
 	w.sum.Files++
 	decodeErr := format.Decode(ctx, in, func(t *trace.Trace) error {
 		if t.Format == "codex" && path == display {
@@ -248,6 +258,74 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool) 
 		return fmt.Errorf("%s: %w", display, closeErr)
 	}
 	return ctx.Err()
+}
+
+// gzipMagic starts every gzip stream. Traces are often kept compressed
+// (rollouts.jsonl.gz, a collector's file export with gzip on): any format is
+// read through it, and sniffed on what it holds.
+var gzipMagic = []byte{0x1f, 0x8b, 0x08}
+
+// readHead reads the first SniffSize bytes of a file's content, through
+// its gzip compression when it has one.
+func readHead(f *os.File) (head []byte, compressed bool, err error) {
+	head = make([]byte, SniffSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, false, err
+	}
+	head = head[:n]
+	if !bytes.HasPrefix(head, gzipMagic) {
+		return head, false, nil
+	}
+	r, err := content(f, true)
+	if err != nil {
+		return nil, true, err
+	}
+	head = make([]byte, SniffSize)
+	n, err = io.ReadFull(r, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, true, fmt.Errorf("gzip: %w", err)
+	}
+	return head[:n], true, nil
+}
+
+// content is a file's content from its start: the file, or the stream its
+// gzip compression holds (several concatenated members read as one).
+func content(f *os.File, compressed bool) (io.Reader, error) {
+	if err := rewind(f); err != nil {
+		return nil, err
+	}
+	if !compressed {
+		return f, nil
+	}
+	gz, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return gz, nil
+}
+
+// brokenStream ends a gzip stream that is cut short or corrupt as if the
+// file ended there, once the break is reported: the formats then treat the
+// cut as they treat a truncated file, keeping every record before it.
+type brokenStream struct {
+	r      io.Reader
+	report func(error)
+}
+
+func (b *brokenStream) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		b.report(err)
+		b.r = bytes.NewReader(nil)
+		return n, io.EOF
+	}
+	return n, err
+}
+
+func rewind(f *os.File) error {
+	_, err := f.Seek(0, io.SeekStart)
+	return err
 }
 
 // sniff picks the format of a file from its first bytes, or says why none fits.
