@@ -40,7 +40,8 @@ func (a *app) ingestCommand() *cobra.Command {
 		Short: "Read trace files into the database",
 		Long: `Read trace files into the database. PATH is a file, a directory (read recursively;
 hidden directories are skipped) or - for standard input. Each file's format is
-recognised from its content. Detectors run on every new trace unless --no-detect.
+recognised from its content, through gzip compression when the file has it. Detectors
+run on every new trace unless --no-detect.
 
 Re-ingesting a file whose content has not changed does nothing; a changed file
 replaces the traces it held. Problems are reported as file:line: message, and
