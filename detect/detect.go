@@ -67,7 +67,7 @@ func (p *Pass) Report(f trace.Finding) {
 
 // Revision is bumped whenever a detector's logic changes, so stored findings
 // made by an older set are recomputed.
-const Revision = 2
+const Revision = 3
 
 // All is every detector, in the order they run: infrastructure first, then
 // MAST modes in taxonomy order.
