@@ -35,3 +35,32 @@ func FuzzQueries(f *testing.F) {
 		}
 	})
 }
+
+// Whatever a labelling form holds, it is stored or refused with what is
+// wrong: never a panic, never a 500.
+func FuzzLabelForm(f *testing.F) {
+	f.Add("present", "1", "kubectl get pods", "asks twice", "absent")
+	f.Add("present", "1, 1; #2", "", "", "")
+	f.Add("unsure", "-3", "\x00", "<script>", "absent")
+	f.Add("maybe", "99999999999999999999", "q", "", "present")
+	f.Add("present", "2", "CrashLoopBackOff\n", "\xff", "absent")
+	st := openStore(f)
+	put(f, st, "/runs.jsonl", agentRun("a", "m1", false, "pod checkout-7 CrashLoopBackOff"))
+	srv, err := New(Config{Store: st})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	prepared := newBrowser(f, ts.URL)
+	prepared.name("fuzz")
+	csrf := prepared.csrf()
+	f.Fuzz(func(t *testing.T, verdict, steps, quote, note, rest string) {
+		b := &browser{t: t, base: ts.URL, c: prepared.c}
+		form := labelForm(csrf, map[string]string{"FM-1.3": verdict}, map[string][3]string{"FM-1.3": {steps, quote, note}})
+		form.Set("rest", rest)
+		if res := b.post("/traces/a/labels", form); res.StatusCode >= 500 {
+			t.Errorf("%v: %s %.300s", form, res.Status, res.body)
+		}
+	})
+}
