@@ -102,8 +102,25 @@ func (s *Server) secure(next http.Handler) http.Handler {
 				http.Error(w, "refused: a request from another site", http.StatusForbidden)
 				return
 			}
-			if !s.validCSRF(w, r, session) {
+			// Every form is read here, up to the size limit of an upload,
+			// before the handler reads it.
+			r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
+			err := r.ParseForm() // a plain form, which ParseMultipartForm would not report
+			if err == nil {
+				if err = r.ParseMultipartForm(maxUpload); err == http.ErrNotMultipart {
+					err = nil
+				}
+			}
+			if err != nil {
+				http.Error(w, "unreadable form: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			if !s.validCSRF(r, session) {
 				http.Error(w, "refused: the form is stale or forged (no valid CSRF token); reload the page and try again", http.StatusForbidden)
+				return
+			}
+			if err := wellFormed(r.Form); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
 		}
@@ -164,18 +181,14 @@ func (s *Server) csrf(r *http.Request) string {
 	return s.csrfFor(session)
 }
 
-func (s *Server) validCSRF(w http.ResponseWriter, r *http.Request, session string) bool {
+// validCSRF checks the CSRF token of a request whose form is parsed: in
+// htmx's header, else in the form.
+func (s *Server) validCSRF(r *http.Request, session string) bool {
 	if _, err := r.Cookie(sessionCookie); err != nil {
 		return false // a session made just now has no form yet
 	}
 	got := r.Header.Get(csrfHeader)
 	if got == "" {
-		// Multipart forms (label uploads) are parsed here, up to their size
-		// limit; the handler reads the parsed form.
-		r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
-		if err := r.ParseMultipartForm(maxUpload); err != nil && err != http.ErrNotMultipart {
-			return false
-		}
 		got = r.PostFormValue(csrfField)
 	}
 	return got != "" && equal(got, s.csrfFor(session))

@@ -130,3 +130,24 @@ func TestCSRF(t *testing.T) {
 		}
 	}
 }
+
+// Forms are read up to the size of an upload, whichever way their CSRF
+// token comes, and their fields must be UTF-8 like the address's.
+func TestFormsAreBounded(t *testing.T) {
+	b := serve(t, Config{Store: examplesStore(t)})
+	token := b.csrf()
+	for name, tc := range map[string]struct {
+		form   url.Values
+		header []string
+		status int
+	}{
+		"a name that is not UTF-8":        {url.Values{"name": {"al\xffice"}, "csrf": {token}}, nil, http.StatusBadRequest},
+		"the same with htmx's header":     {url.Values{"name": {"al\xffice"}}, []string{csrfHeader, token}, http.StatusBadRequest},
+		"a body past the upload limit":    {url.Values{"name": {"alice"}, "pad": {strings.Repeat("x", maxUpload)}}, []string{csrfHeader, token}, http.StatusBadRequest},
+		"a well-formed form, for control": {url.Values{"name": {"alice"}}, []string{csrfHeader, token}, http.StatusSeeOther},
+	} {
+		if res := b.post("/labeller", tc.form, tc.header...); res.StatusCode != tc.status {
+			t.Errorf("%s: %s, want %d", name, res.Status, tc.status)
+		}
+	}
+}
