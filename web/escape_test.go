@@ -85,3 +85,17 @@ func TestHostileContentIsEscaped(t *testing.T) {
 		t.Error("the whole text as a fragment")
 	}
 }
+
+// A step whose text is not UTF-8 (a span attribute can carry any bytes) and
+// a finding quoting it: the page shows both, the quote unmarked.
+func TestQuoteNotUTF8(t *testing.T) {
+	st := openStore(t)
+	tr := &trace.Trace{ID: "raw", Format: "otlp-proto", Source: "raw.bin"}
+	tr.Append(trace.Step{Kind: trace.KindMessage, Role: "assistant", Text: "bytes \xff\xfe here"})
+	tr.Findings = []trace.Finding{{Mode: "FM-1.3", Source: "detector", Verdict: trace.Present, Steps: []int{0}, Quote: "\xff\xfe here"}}
+	put(t, st, "/raw.bin", tr)
+	b := serve(t, Config{Store: st})
+	if page := b.ok("/traces/raw"); !strings.Contains(page, "FM-1.3") || !strings.Contains(page, "here") {
+		t.Error("the step or its finding is missing")
+	}
+}

@@ -270,7 +270,8 @@ func quoteMarks(text string, findings []trace.Finding) []mark {
 }
 
 // quotePattern matches a quote with any whitespace between its words; nil
-// for an empty quote.
+// for an empty quote, or one that is no pattern (bytes that are not UTF-8,
+// which a span's raw attribute can carry): it is then shown unmarked.
 func quotePattern(quote string) *regexp.Regexp {
 	words := strings.Fields(quote)
 	if len(words) == 0 {
@@ -279,7 +280,11 @@ func quotePattern(quote string) *regexp.Regexp {
 	for i, w := range words {
 		words[i] = regexp.QuoteMeta(w)
 	}
-	return regexp.MustCompile(strings.Join(words, `[\s\p{Z}]+`))
+	re, err := regexp.Compile(strings.Join(words, `[\s\p{Z}]+`))
+	if err != nil {
+		return nil
+	}
+	return re
 }
 
 // cut splits text[from:to] into runs at the marks.
