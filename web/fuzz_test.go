@@ -1,9 +1,13 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/trace"
 )
 
 // Whatever a query string holds, every page answers it with a page or a
@@ -61,6 +65,37 @@ func FuzzLabelForm(f *testing.F) {
 		form.Set("rest", rest)
 		if res := b.post("/traces/a/labels", form); res.StatusCode >= 500 {
 			t.Errorf("%v: %s %.300s", form, res.Status, res.body)
+		}
+	})
+}
+
+// Whatever a step holds and a finding quotes, the trace page shows it:
+// never a panic, never a 500.
+func FuzzTracePage(f *testing.F) {
+	f.Add("kubectl get pods\nCrashLoopBackOff", "get   pods", `{"cmd": "ls"}`)
+	f.Add("bytes \xff\xfe here", "\xff\xfe", "")
+	f.Add(strings.Repeat("line\n", 40), "line line", "<script>")
+	f.Add("é\u2028x", "é x", "\x00")
+	st := openStore(f)
+	srv, err := New(Config{Store: st})
+	if err != nil {
+		f.Fatal(err)
+	}
+	n := 0
+	f.Fuzz(func(t *testing.T, text, quote, args string) {
+		n++
+		id := fmt.Sprintf("t%d", n)
+		tr := &trace.Trace{ID: id, Format: "codex", Source: "f.jsonl"}
+		tr.Append(trace.Step{Kind: trace.KindToolCall, Tool: "shell", Args: args, CallID: "c"})
+		tr.Append(trace.Step{Kind: trace.KindToolResult, Text: text, CallID: "c"})
+		tr.Link()
+		tr.Findings = []trace.Finding{{Mode: "FM-1.3", Source: "detector", Verdict: trace.Present, Steps: []int{0, 1}, Quote: quote}}
+		put(t, st, "/"+id, tr)
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/traces/"+id, nil)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Errorf("text %q, quote %q: %d %.300s", text, quote, rec.Code, rec.Body.String())
 		}
 	})
 }
