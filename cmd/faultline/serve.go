@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/score"
+	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/web"
 )
 
@@ -70,6 +71,11 @@ each blamed entity matched; without it the viewer shows the stored outcomes.`,
 			srv, err := web.New(web.Config{Store: st, Token: token, GroundTruth: set, Log: a.log})
 			if err != nil {
 				return err
+			}
+			if n, err := st.Count(ctx, store.TraceQuery{}); err != nil {
+				return err
+			} else if n == 0 {
+				fmt.Fprintf(a.stderr, "notice: %s holds no traces yet: faultline ingest PATH (or faultline analyze examples/) fills it, and the pages show them on reload\n", a.dbPath)
 			}
 			where := "http://" + ln.Addr().String() + "/"
 			if token != "" {

@@ -57,6 +57,19 @@ func TestServeCommand(t *testing.T) {
 	if code := <-exit; code != exitOK {
 		t.Errorf("exit %d: %s", code, stderr.String())
 	}
+	if strings.Contains(stderr.String(), "no traces yet") {
+		t.Errorf("a filled database said to be empty: %s", stderr.String())
+	}
+
+	// An empty database is served, with a word on how to fill it.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	_, exit, stderr = newCLI(t).serve(ctx, "--addr", "127.0.0.1:0")
+	cancel()
+	<-exit
+	if !strings.Contains(stderr.String(), "holds no traces yet: faultline ingest PATH") {
+		t.Errorf("nothing said of the empty database: %s", stderr.String())
+	}
 
 	// Beyond loopback only with a token, which the printed address carries.
 	if _, errOut, code := c.run("", "serve", "--addr", "0.0.0.0:0"); code != exitFailure || !strings.Contains(errOut, "needs a token") {
