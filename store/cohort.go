@@ -195,7 +195,12 @@ func (s *Store) eachSelected(ctx context.Context, ids []string, column, query st
 	if ids != nil {
 		return s.queryIDs(ctx, ids, fmt.Sprintf(query, "AND "+column+" IN (%s)"), scan)
 	}
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(query, ""))
+	return s.each(ctx, fmt.Sprintf(query, ""), scan)
+}
+
+// each runs a query and calls scan for each row.
+func (s *Store) each(ctx context.Context, query string, scan func(*sql.Rows) error, args ...any) error {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

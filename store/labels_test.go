@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -47,6 +48,41 @@ func TestModeVerdictsSelectsSources(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("sources %q: got %q, want %q", selected, got, want)
+		}
+	}
+}
+
+// Whether the traces asked for are few (looked up by id) or most of the
+// store (read in one pass and filtered), the same findings come back.
+func TestModeVerdictsFewOrMost(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	var traces []*trace.Trace
+	var ids []string
+	for i := range 1500 {
+		tr := sample(fmt.Sprintf("t%04d", i), "m", nil)
+		tr.Findings = []trace.Finding{
+			{Mode: "FM-1.3", Source: "judge:a", Verdict: trace.Present, Steps: []int{1}},
+			{Mode: "FM-3.3", Source: "human:x", Verdict: trace.Absent},
+		}
+		traces = append(traces, tr)
+		ids = append(ids, tr.ID)
+	}
+	ingestFile(t, st, "/f", "h", traces...)
+	for _, n := range []int{10, 999, 1200, 1500} {
+		seen := map[string]bool{}
+		err := st.ModeVerdicts(ctx, ids[:n], []string{"judge"}, func(v ModeVerdict) error {
+			if v.Source != "judge:a" || seen[v.Trace] || !slices.Equal(v.Steps, []int{1}) {
+				t.Errorf("%d traces: unexpected %+v", n, v)
+			}
+			seen[v.Trace] = true
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != n || !seen[ids[n-1]] || seen[fmt.Sprintf("t%04d", n)] {
+			t.Errorf("%d traces asked for, %d came back", n, len(seen))
 		}
 	}
 }

@@ -408,18 +408,7 @@ func (s *Store) queryIDs(ctx context.Context, ids []string, query string, scan f
 		}
 		args = append(args, extra...)
 		placeholders := strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")
-		rows, err := s.db.QueryContext(ctx, fmt.Sprintf(query, placeholders), args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := s.each(ctx, fmt.Sprintf(query, placeholders), scan, args...); err != nil {
 			return err
 		}
 	}
