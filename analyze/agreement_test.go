@@ -198,16 +198,7 @@ func TestStoredLabels(t *testing.T) {
 	}
 	put := func(file, detectedWith string, traces ...*trace.Trace) {
 		st.RecordDetectors(detectedWith)
-		fs, err := st.File(ctx, ingest.FileInfo{Path: file, Hash: file})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tr := range traces {
-			if err := fs.Trace(ctx, tr); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
+		if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: file, Hash: file}, traces...); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -49,19 +49,12 @@ func TestAttribute(t *testing.T) {
 		mk("e", "A", label("judge:m", 1), f("judge:m", "FM-1.3", trace.Present, 1)),
 		mk("f", "A", label(human), f("judge:m", "FM-1.3", trace.Present, 1)),
 	}
-	fs, err := st.File(ctx, ingest.FileInfo{Path: "/w", Hash: "w"})
-	if err != nil {
+	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/w", Hash: "w"}, traces...); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	for _, tr := range traces {
-		if err := fs.Trace(ctx, tr); err != nil {
-			t.Fatal(err)
-		}
 		ids = append(ids, tr.ID)
-	}
-	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
-		t.Fatal(err)
 	}
 
 	a, err := Attribute(ctx, st, "judge", ids, AgreementOptions{Within: 1, Replicates: 200, Seed: 1})

@@ -28,10 +28,7 @@ func buildStore(t *testing.T, specs []cohortSpec) *store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	fs, err := st.File(ctx, ingest.FileInfo{Path: "/cohort", Hash: "h"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var traces []*trace.Trace
 	for _, s := range specs {
 		tr := &trace.Trace{ID: s.id, Format: "codex", Model: s.model}
 		tr.Append(trace.Step{Kind: trace.KindMessage, Text: "x"})
@@ -49,11 +46,9 @@ func buildStore(t *testing.T, specs []cohortSpec) *store.Store {
 			}
 			tr.Outcomes = []trace.Outcome{{Source: "itbench", Metric: "root_cause_recall", Score: &score, Success: s.success}}
 		}
-		if err := fs.Trace(ctx, tr); err != nil {
-			t.Fatal(err)
-		}
+		traces = append(traces, tr)
 	}
-	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
+	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/cohort", Hash: "h"}, traces...); err != nil {
 		t.Fatal(err)
 	}
 	return st

@@ -32,20 +32,12 @@ func TestScoreStoredLeavesOtherBenchmarks(t *testing.T) {
 		tr.Append(trace.Step{Kind: trace.KindMessage, Role: "assistant", Text: "done"})
 		return tr
 	}
-	fs, err := st.File(ctx, ingest.FileInfo{Path: "/runs", Hash: "h"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tr := range []*trace.Trace{
+	runs := []*trace.Trace{
 		mk("zero", "codex"),
 		mk("inspect", "inspect", trace.Outcome{Source: trace.FormatOutcomeSource, Metric: "model_graded_fact", Success: &yes}),
 		mk("otel", "otlp", trace.Outcome{Source: trace.FormatOutcomeSource, Metric: ingest.OTelStatusMetric, Success: &no}),
-	} {
-		if err := fs.Trace(ctx, tr); err != nil {
-			t.Fatal(err)
-		}
 	}
-	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
+	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/runs", Hash: "h"}, runs...); err != nil {
 		t.Fatal(err)
 	}
 	traces, err := st.List(ctx, store.Filter{})

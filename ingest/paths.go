@@ -36,6 +36,22 @@ type FileSink interface {
 	Close(ctx context.Context, r FileResult) error
 }
 
+// StoreFile hands traces to a sink as the content of one file, as Paths
+// does with a file it decoded. It reports whether the sink took them: false
+// when it already holds the file.
+func StoreFile(ctx context.Context, sink Sink, info FileInfo, traces ...*trace.Trace) (bool, error) {
+	fs, err := sink.File(ctx, info)
+	if err != nil || fs == nil {
+		return false, err
+	}
+	for _, t := range traces {
+		if err := fs.Trace(ctx, t); err != nil {
+			return false, errors.Join(err, fs.Close(ctx, FileResult{Err: err}))
+		}
+	}
+	return true, fs.Close(ctx, FileResult{})
+}
+
 // FileResult is how decoding a file went.
 type FileResult struct {
 	Err    error // what stopped decoding early, if anything

@@ -262,17 +262,9 @@ func (r *Receiver) storeOne(ctx context.Context, ot *openTrace) error {
 	if !ot.root {
 		t.SetMeta("otel.incomplete", "no root span within the idle timeout")
 	}
-	fs, err := r.cfg.Sink.File(ctx, ingest.FileInfo{Path: "otlp:" + t.ID, Hash: ot.hash(), Size: int64(ot.bytes), Format: ot.format})
-	if err != nil {
+	info := ingest.FileInfo{Path: "otlp:" + t.ID, Hash: ot.hash(), Size: int64(ot.bytes), Format: ot.format}
+	if _, err := ingest.StoreFile(ctx, r.cfg.Sink, info, t); err != nil {
 		return err
-	}
-	if fs != nil {
-		if err := fs.Trace(ctx, t); err != nil {
-			return errors.Join(err, fs.Close(ctx, ingest.FileResult{Err: err}))
-		}
-		if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
-			return err
-		}
 	}
 	r.mu.Lock()
 	r.stats.Stored++

@@ -112,16 +112,7 @@ func storeOf(t *testing.T, traces []*trace.Trace) *store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	fs, err := st.File(ctx, ingest.FileInfo{Path: "/cohort", Hash: "h"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tr := range traces {
-		if err := fs.Trace(ctx, tr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
+	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/cohort", Hash: "h"}, traces...); err != nil {
 		t.Fatal(err)
 	}
 	return st

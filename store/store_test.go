@@ -39,22 +39,11 @@ func sample(id, model string, success *bool) *trace.Trace {
 func ingestFile(t *testing.T, st *Store, path, hash string, traces ...*trace.Trace) bool {
 	t.Helper()
 	ctx := context.Background()
-	fs, err := st.File(ctx, ingest.FileInfo{Path: path, Hash: hash, Format: "codex"})
+	stored, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: path, Hash: hash, Format: "codex"}, traces...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs == nil {
-		return false
-	}
-	for _, tr := range traces {
-		if err := fs.Trace(ctx, tr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
-		t.Fatal(err)
-	}
-	return true
+	return stored
 }
 
 func TestRoundTrip(t *testing.T) {

@@ -36,16 +36,7 @@ func put(t testing.TB, st *store.Store, file string, traces ...*trace.Trace) {
 	t.Helper()
 	ctx := context.Background()
 	st.RecordDetectors(detect.Version(detect.All))
-	fs, err := st.File(ctx, ingest.FileInfo{Path: file, Hash: file, Format: "codex"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tr := range traces {
-		if err := fs.Trace(ctx, tr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
+	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: file, Hash: file, Format: "codex"}, traces...); err != nil {
 		t.Fatal(err)
 	}
 }
