@@ -129,6 +129,9 @@ func (ts TraceScore) Outcome(m Metric, threshold float64) (trace.Outcome, bool) 
 	detail, _ := json.Marshal(map[string]any{
 		"status": ts.Status, "diagnosis": ts.Diagnosis, "problem": ts.Problem, "precision": ts.Precision,
 		"recall": ts.Recall, "f1": ts.F1, "matched_roots": ts.MatchedRoots, "root_classes": ts.RootClasses,
+		// What each blamed entity matched, so that the diagnosis can be shown
+		// against the ground truth without reading it again.
+		"predictions": ts.Predictions,
 	})
 	return trace.Outcome{Source: OutcomeSource, Metric: "root_cause_" + strings.ReplaceAll(string(m), "@", "_at_"), Score: &v, Success: &success, Detail: string(detail)}, true
 }

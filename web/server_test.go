@@ -98,6 +98,11 @@ func TestPages(t *testing.T) {
 	if !strings.Contains(page, "ground-truth group") || !strings.Contains(page, "root_cause_recall") {
 		t.Errorf("the trace page shows no scored diagnosis")
 	}
+	// Without the ground truth, the matches stored with the outcome show.
+	page = serve(t, Config{Store: st}).ok("/traces/019c22bd-d098-7f47-9e7d-8a330f6ddd22")
+	if !strings.Contains(page, "<th>ground-truth group</th>") || !strings.Contains(page, "<code>flagd-config</code>") {
+		t.Errorf("the stored matches are not shown:\n%.4000s", page)
+	}
 }
 
 // A figure of the dashboard links to exactly the traces it counts.

@@ -49,14 +49,15 @@ type outcomeView struct {
 // scoreDetail is what score.TraceScore.Outcome keeps in an ITBench
 // outcome's detail.
 type scoreDetail struct {
-	Status       string   `json:"status"`
-	Diagnosis    string   `json:"diagnosis"`
-	Problem      string   `json:"problem"`
-	Precision    float64  `json:"precision"`
-	Recall       float64  `json:"recall"`
-	F1           float64  `json:"f1"`
-	MatchedRoots []string `json:"matched_roots"`
-	RootClasses  int      `json:"root_classes"`
+	Status       string             `json:"status"`
+	Diagnosis    string             `json:"diagnosis"`
+	Problem      string             `json:"problem"`
+	Precision    float64            `json:"precision"`
+	Recall       float64            `json:"recall"`
+	F1           float64            `json:"f1"`
+	MatchedRoots []string           `json:"matched_roots"`
+	RootClasses  int                `json:"root_classes"`
+	Predictions  []score.Prediction `json:"predictions"`
 }
 
 // diagnosisView is the run's diagnosis: the entities it blamed and, when
@@ -105,14 +106,7 @@ func (s *Server) traceView(w http.ResponseWriter, r *http.Request) {
 	primary := trace.PrimaryOutcome(t.Outcomes)
 	v.Outcome, v.Result = report.OutcomeText(primary), store.OutcomeClass(primary)
 	for i, o := range t.Outcomes {
-		ov := outcomeView{Outcome: o, Primary: primary == &t.Outcomes[i], Text: report.OutcomeText(&t.Outcomes[i])}
-		if o.Source == score.OutcomeSource {
-			var d scoreDetail
-			if json.Unmarshal([]byte(o.Detail), &d) == nil {
-				ov.Scoring = &d
-			}
-		}
-		v.Outcomes = append(v.Outcomes, ov)
+		v.Outcomes = append(v.Outcomes, outcomeView{Outcome: o, Primary: primary == &t.Outcomes[i], Text: report.OutcomeText(&t.Outcomes[i]), Scoring: scoringOf(o)})
 	}
 	if v.Diagnosis, err = s.diagnosis(ctx, t); err != nil {
 		s.fail(w, r, err)
@@ -256,6 +250,11 @@ func (s *Server) diagnosis(ctx context.Context, t *trace.Trace) (*diagnosisView,
 			return v, nil
 		}
 	}
+	if stored := storedScoring(t); stored != nil && stored.Predictions != nil {
+		// Scored when it was stored: what each entity matched then.
+		v.Source, v.Problem, v.Predictions, v.Scored = stored.Diagnosis, stored.Problem, stored.Predictions, true
+		return v, nil
+	}
 	d, err := score.DiagnosisOf(full)
 	if err != nil {
 		v.Problem = err.Error()
@@ -266,6 +265,30 @@ func (s *Server) diagnosis(ctx context.Context, t *trace.Trace) (*diagnosisView,
 		v.Predictions = append(v.Predictions, score.Prediction{Entity: p})
 	}
 	return v, nil
+}
+
+// storedScoring is the detail of faultline's stored ITBench outcome of a
+// trace, nil when it has none.
+func storedScoring(t *trace.Trace) *scoreDetail {
+	for _, o := range t.Outcomes {
+		if d := scoringOf(o); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// scoringOf reads the detail of an outcome of faultline's ITBench scoring;
+// nil for any other outcome.
+func scoringOf(o trace.Outcome) *scoreDetail {
+	if o.Source != score.OutcomeSource {
+		return nil
+	}
+	var d scoreDetail
+	if json.Unmarshal([]byte(o.Detail), &d) != nil {
+		return nil
+	}
+	return &d
 }
 
 // matrix sets the findings of each source side by side, one row per mode.
