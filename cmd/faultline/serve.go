@@ -36,8 +36,9 @@ address it prints once (the token in it sets a cookie) or send
 a trusted network, put TLS in front (or use an SSH tunnel to the loopback address).
 
 Labels are stored as the annotation source human:<name>, with the name you give on
-the Label page. --ground-truth lets the trace viewer show which ground-truth group
-each blamed entity matched; without it the viewer shows the stored outcomes.`,
+the Label page. The trace viewer shows which ground-truth group each blamed entity
+matched when the run was scored (faultline analyze or score); --ground-truth scores
+every run against the given ground truth instead.`,
 		Example: `  faultline serve
   faultline serve --addr 127.0.0.1:8080 --ground-truth examples/itbench-zero/ground_truths.json
   FAULTLINE_TOKEN=$(openssl rand -hex 16) faultline serve --addr 0.0.0.0:7474`,
