@@ -71,6 +71,7 @@ func New(cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", staticHandler())
 	mux.HandleFunc("GET /{$}", s.dashboard)
+	mux.HandleFunc("GET /report/{format}", s.reportFile)
 	mux.HandleFunc("GET /traces", s.traceList)
 	mux.HandleFunc("GET /count", s.traceCount)
 	mux.HandleFunc("GET /traces/{id}", s.traceView)

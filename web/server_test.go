@@ -376,3 +376,28 @@ func TestKeptPages(t *testing.T) {
 	view("/", false, "3 traces")
 	view("/agreement?a=human:alice&b=detector", false, "FM-1.3 Step repetition")
 }
+
+// The dashboard's report downloads in the report's formats, for the same
+// selection and grouping.
+func TestReportDownloads(t *testing.T) {
+	b := serve(t, Config{Store: examplesStore(t)})
+	if page := b.ok("/?model=sim-beta&by=scenario"); !strings.Contains(page, `<a href="/report/md?by=scenario&amp;model=sim-beta" download>Markdown</a>`) {
+		t.Error("the dashboard has no download of its report")
+	}
+	for format, want := range map[string]string{
+		"md":   "# faultline cohort report: 4 traces by scenario",
+		"text": "faultline cohort report: 4 traces by scenario",
+		"json": `"schema": "faultline-report/1"`,
+		"html": "<!DOCTYPE html>",
+	} {
+		res := b.get("/report/" + format + "?by=scenario&model=sim-beta")
+		if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment") || !strings.Contains(res.body, want) {
+			t.Errorf("%s: %s %q, want %q in %.200s", format, res.Status, res.Header.Get("Content-Disposition"), want, res.body)
+		}
+	}
+	for _, path := range []string{"/report/pdf", "/report/md?by=colour", "/report/md?outcome=maybe"} {
+		if res := b.get(path); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %s", path, res.Status)
+		}
+	}
+}
