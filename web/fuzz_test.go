@@ -15,7 +15,7 @@ import (
 func FuzzQueries(f *testing.F) {
 	paths := []string{"/", "/traces", "/count", "/traces/019c22bd-d098-7f47-9e7d-8a330f6ddd22",
 		"/traces/019c22bd-d098-7f47-9e7d-8a330f6ddd22/steps", "/traces/019c22bd-d098-7f47-9e7d-8a330f6ddd22/steps/7",
-		"/agreement", "/labels", "/label/next", "/labels/export"}
+		"/agreement", "/labels", "/label/next", "/labels/export", "/report/md", "/report/json"}
 	for i, q := range []string{
 		"", "model=sim-beta&outcome=failure", "q=%22crash+loop%22+ku*", "q=NEAR(a+b)", "mode=FM-1.3&source=detector",
 		"after=garbage", "before=eyJpZCI6IngifQ", "sort=steps&desc=1", "modes=2-3", "from=-5&dir=next", "from=99999&dir=prev",
