@@ -5,6 +5,7 @@ package analyze
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -18,6 +19,10 @@ import (
 	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/taxonomy"
 )
+
+// ErrCompare is a comparison that cannot be made: not two groups, or a
+// group the traces do not have.
+var ErrCompare = errors.New("cannot compare")
 
 // ReportSchema names the JSON form of a cohort report and its version.
 // Within a version fields are only ever added; removing or changing the
@@ -306,7 +311,7 @@ func BuildReport(ctx context.Context, st *store.Store, opt ReportOptions) (*Repo
 		opt.Rule = DefaultRule
 	}
 	if opt.Compare != nil && len(opt.Compare) != 2 {
-		return nil, fmt.Errorf("compare takes two groups, got %d", len(opt.Compare))
+		return nil, fmt.Errorf("%w: it takes two groups, got %d", ErrCompare, len(opt.Compare))
 	}
 	marks := &modeMarks{code: map[string]int{}}
 	data, err := st.LoadCohort(ctx, opt.IDs, opt.Sources, marks.add)
@@ -370,11 +375,11 @@ func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace)
 	if opt.Compare != nil {
 		for _, want := range opt.Compare {
 			if !names[want] {
-				return nil, fmt.Errorf("no %s named %q to compare; there are: %s", opt.By, want, strings.Join(c.groups, ", "))
+				return nil, fmt.Errorf("%w: no %s named %q among these traces; there are: %s", ErrCompare, opt.By, want, strings.Join(c.groups, ", "))
 			}
 		}
 		if opt.Compare[0] == opt.Compare[1] {
-			return nil, fmt.Errorf("compare needs two different groups, got %q twice", opt.Compare[0])
+			return nil, fmt.Errorf("%w: it needs two different groups, got %q twice", ErrCompare, opt.Compare[0])
 		}
 		c.groups = slices.Clone(opt.Compare)
 	}

@@ -3,8 +3,10 @@ package web
 import (
 	"bytes"
 	"context"
+	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -29,33 +31,41 @@ type dashboardView struct {
 	ListURL string
 	// Downloads are the report of the same selection in each format.
 	Downloads []download
-	Elapsed   time.Duration
+	// Compare is the two groups compared ("" when none is picked);
+	// CompareWith the groups of the grouping, to pick from.
+	Compare     []string
+	CompareWith []string
+	Elapsed     time.Duration
 	// Built is how long the report took to build; Cached says it was kept
 	// from an earlier view of the same database.
 	Built  time.Duration
 	Cached bool
 }
 
-// cohortReport is the report of the traces a filter selects, grouped by by.
-func (s *Server) cohortReport(ctx context.Context, f filter, by, labeller string) (*analyze.Report, error) {
-	opt := analyze.ReportOptions{By: by, Sources: f.sources()}
+// cohortReport is the report a dashboard query asks for.
+func (s *Server) cohortReport(ctx context.Context, q reportQuery, labeller string) (*analyze.Report, error) {
+	opt := analyze.ReportOptions{By: q.By, Sources: q.Filter.sources(), Compare: q.Compare}
 	// Only the source selection is the report's own; every other filter
 	// picks the traces it covers.
-	selection := f
+	selection := q.Filter
 	selection.Source = ""
 	if selection.encode() != "" {
 		var err error
-		if opt.IDs, err = s.cfg.Store.IDs(ctx, f.query(labeller)); err != nil {
+		if opt.IDs, err = s.cfg.Store.IDs(ctx, q.Filter.query(labeller)); err != nil {
 			return nil, err
 		}
 	}
-	return analyze.BuildReport(ctx, s.cfg.Store, opt)
+	rep, err := analyze.BuildReport(ctx, s.cfg.Store, opt)
+	if errors.Is(err, analyze.ErrCompare) {
+		return nil, badRequest{err.Error()}
+	}
+	return rep, err
 }
 
 // reportFile downloads the dashboard's report in one of the report's
 // formats, as `faultline report` writes it.
 func (s *Server) reportFile(w http.ResponseWriter, r *http.Request) {
-	f, by, err := dashboardQuery(r)
+	q, err := dashboardQuery(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -67,7 +77,7 @@ func (s *Server) reportFile(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, badRequestf("report format %q: use one of %s", format, strings.Join(report.Formats, ", ")))
 		return
 	}
-	rep, err := s.cohortReport(r.Context(), f, by, labellerSource(r))
+	rep, err := s.cohortReport(r.Context(), q, labellerSource(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -95,9 +105,9 @@ type builtReport struct {
 
 // buildReport builds the cohort report of the selected traces, and its
 // sections as the dashboard shows them.
-func (s *Server) buildReport(ctx context.Context, f filter, by, labeller string) (builtReport, error) {
+func (s *Server) buildReport(ctx context.Context, q reportQuery, labeller string) (builtReport, error) {
 	start := time.Now()
-	rep, err := s.cohortReport(ctx, f, by, labeller)
+	rep, err := s.cohortReport(ctx, q, labeller)
 	if err != nil {
 		return builtReport{}, err
 	}
@@ -105,7 +115,10 @@ func (s *Server) buildReport(ctx context.Context, f filter, by, labeller string)
 	if rep.Traces > 0 {
 		var b bytes.Buffer
 		link := func(t report.Traces) string {
-			if n, ok := f.narrowed(by, t); ok {
+			if t.Group == "" && q.Compare != nil {
+				return "" // both compared groups: no one filter lists them
+			}
+			if n, ok := q.Filter.narrowed(q.By, t); ok {
 				return "/traces?" + n.encode()
 			}
 			return ""
@@ -119,51 +132,82 @@ func (s *Server) buildReport(ctx context.Context, f filter, by, labeller string)
 	return out, nil
 }
 
-// dashboardQuery reads the dashboard's filter and grouping.
-func dashboardQuery(r *http.Request) (filter, string, error) {
+// reportQuery is what a dashboard shows: the traces a filter selects,
+// grouped by a field, and perhaps two of the groups compared.
+type reportQuery struct {
+	Filter  filter
+	By      string
+	Compare []string // two groups, or none
+}
+
+// values is the query as address parameters.
+func (q reportQuery) values() url.Values {
+	v := q.Filter.values()
+	if q.By != "model" {
+		v.Set("by", q.By)
+	}
+	for _, g := range q.Compare {
+		v.Add("compare", g)
+	}
+	return v
+}
+
+// dashboardQuery reads the dashboard's filter, grouping and comparison.
+func dashboardQuery(r *http.Request) (reportQuery, error) {
 	f, err := parseFilter(r)
 	if err != nil {
-		return f, "", err
+		return reportQuery{}, err
 	}
-	by := r.URL.Query().Get("by")
-	if by == "" {
-		by = "model"
+	q := reportQuery{Filter: f, By: r.URL.Query().Get("by")}
+	if q.By == "" {
+		q.By = "model"
 	}
-	if !slices.Contains(analyze.Groupings, by) {
-		return f, "", badRequestf("by %q: use one of %s", by, strings.Join(analyze.Groupings, ", "))
+	if !slices.Contains(analyze.Groupings, q.By) {
+		return q, badRequestf("by %q: use one of %s", q.By, strings.Join(analyze.Groupings, ", "))
 	}
-	return f, by, nil
+	for _, g := range r.URL.Query()["compare"] {
+		if g != "" {
+			q.Compare = append(q.Compare, g)
+		}
+	}
+	if len(q.Compare) == 1 {
+		return q, badRequestf("compare %q with which %s? pick two groups", q.Compare[0], q.By)
+	}
+	return q, nil
 }
 
 func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	f, by, err := dashboardQuery(r)
+	q, err := dashboardQuery(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	ctx := r.Context()
 	labeller := labellerSource(r)
-	built, cached, err := s.reports.get(ctx, s.cfg.Store, by+"\x00"+f.encode()+"\x00"+labeller, func() (builtReport, error) {
-		return s.buildReport(ctx, f, by, labeller)
+	params := q.values().Encode()
+	built, cached, err := s.reports.get(ctx, s.cfg.Store, params+"\x00"+labeller, func() (builtReport, error) {
+		return s.buildReport(ctx, q, labeller)
 	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	v := dashboardView{Filter: f, Filtered: f.encode() != "", By: by, Groupings: analyze.Groupings, Traces: built.Traces,
-		Report: built.HTML, Built: built.Took, Cached: cached, ListURL: "/traces?" + f.encode()}
-	q := f.values()
-	if by != "model" {
-		q.Set("by", by)
+	f := q.Filter
+	v := dashboardView{Filter: f, Filtered: f.encode() != "", By: q.By, Groupings: analyze.Groupings, Traces: built.Traces,
+		Report: built.HTML, Built: built.Took, Cached: cached}
+	if q.Compare == nil {
+		v.ListURL = "/traces?" + f.encode() // with a comparison, no one filter lists its traces
 	}
 	for _, d := range []struct{ name, format string }{{"HTML", "html"}, {"Markdown", "md"}, {"JSON", "json"}, {"text", "text"}} {
-		v.Downloads = append(v.Downloads, download{d.name, "/report/" + d.format + "?" + q.Encode()})
+		v.Downloads = append(v.Downloads, download{d.name, "/report/" + d.format + "?" + params})
 	}
 	if v.Menus, err = s.menus(r); err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	v.CompareWith = map[string][]string{"model": v.Menus.Models, "system": v.Menus.Systems, "scenario": v.Menus.Scenarios}[q.By]
+	v.Compare = append(q.Compare, "", "")[:2]
 	v.Elapsed = time.Since(start).Round(time.Millisecond)
 	s.render(w, r, http.StatusOK, "dashboard", "", view{Title: "Dashboard", Nav: "dashboard", Body: v})
 }

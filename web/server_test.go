@@ -401,3 +401,34 @@ func TestReportDownloads(t *testing.T) {
 		}
 	}
 }
+
+// Two groups of the grouping compared side by side, as `faultline report
+// --compare` sets them; the downloads carry the comparison.
+func TestDashboardCompare(t *testing.T) {
+	b := serve(t, Config{Store: examplesStore(t)})
+	page := b.ok("/?compare=sim-alpha&compare=sim-gamma")
+	if !strings.Contains(page, `<section id="compare">`) || !strings.Contains(page, "sim-alpha against sim-gamma") ||
+		!strings.Contains(page, "<option selected>sim-gamma</option>") || !strings.Contains(page, "8 traces") {
+		t.Errorf("no comparison of sim-alpha and sim-gamma:\n%.3000s", page)
+	}
+	// The two groups' figures link to their traces; those of both together
+	// link nowhere, since no one filter of the list selects them.
+	for _, l := range links(page, "/traces?") {
+		if q, _ := url.ParseQuery(strings.TrimPrefix(l, "/traces?")); q.Get("model") == "" {
+			t.Errorf("a link to traces of no one compared group: %s", l)
+		}
+	}
+	if res := b.get("/report/json?compare=sim-alpha&compare=sim-gamma"); !strings.Contains(res.body, `"compare": {`) {
+		t.Errorf("the download lacks the comparison: %.300s", res.body)
+	}
+	for path, want := range map[string]string{
+		"/?compare=sim-alpha":                                 "pick two groups",
+		"/?compare=sim-alpha&compare=nope":                    `no model named "nope" among these traces`,
+		"/?compare=sim-alpha&compare=sim-alpha":               "two different groups",
+		"/?model=sim-beta&compare=sim-alpha&compare=sim-beta": "there are: sim-beta",
+	} {
+		if res := b.get(path); res.StatusCode != http.StatusBadRequest || !strings.Contains(res.body, want) {
+			t.Errorf("%s: %s %q, want %q", path, res.Status, res.body, want)
+		}
+	}
+}

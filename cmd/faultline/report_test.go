@@ -53,7 +53,7 @@ func TestReportFormats(t *testing.T) {
 	}{
 		{[]string{"report", "--compare", "sim-beta"}, "--compare takes two groups, got 1"},
 		{[]string{"report", "sim-beta"}, "to compare two groups: --compare A B"},
-		{[]string{"report", "--compare", "sim-beta", "nope"}, `no model named "nope" to compare; there are: sim-alpha, sim-beta, sim-gamma`},
+		{[]string{"report", "--compare", "sim-beta", "nope"}, `cannot compare: no model named "nope" among these traces; there are: sim-alpha, sim-beta, sim-gamma`},
 		{[]string{"report", "--format", "pdf"}, "--format must be one of text, md, html, json"},
 		{[]string{"report", "--by", "colour"}, `cannot group by "colour"`},
 	} {
