@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"html/template"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -82,14 +83,7 @@ func (s *Server) reportFile(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	var b bytes.Buffer
-	if err := report.Write(&b, rep, format); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", types[format])
-	w.Header().Set("Content-Disposition", `attachment; filename="faultline-report.`+extensions[format]+`"`)
-	w.Write(b.Bytes())
+	s.sendFile(w, r, types[format], "faultline-report."+extensions[format], func(w io.Writer) error { return report.Write(w, rep, format) })
 }
 
 // download is a link to a file.

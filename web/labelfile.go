@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -90,11 +89,6 @@ func (s *Server) exportLabels(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	var b bytes.Buffer
-	if err := labels.Write(&b, format, ls); err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	types := map[string]string{"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
 	name := strings.Map(func(r rune) rune {
 		if r == ':' || r == '/' || r == '\\' || r == '"' {
@@ -102,9 +96,7 @@ func (s *Server) exportLabels(w http.ResponseWriter, r *http.Request) {
 		}
 		return r
 	}, source)
-	w.Header().Set("Content-Type", types[format])
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="labels-%s.%s"`, name, format))
-	w.Write(b.Bytes())
+	s.sendFile(w, r, types[format], fmt.Sprintf("labels-%s.%s", name, format), func(w io.Writer) error { return labels.Write(w, format, ls) })
 }
 
 // importLabels reads an uploaded label file into a human source: the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -122,6 +123,20 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("serving", "path", r.URL.Path, "err", err)
 		http.Error(w, "internal error: "+err.Error(), http.StatusInternalServerError)
 	}
+}
+
+// sendFile answers with a file to download, written whole before it is
+// sent so that a failure is an error page rather than a file cut short.
+// name must hold no quote or backslash.
+func (s *Server) sendFile(w http.ResponseWriter, r *http.Request, contentType, name string, write func(io.Writer) error) {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	w.Write(b.Bytes())
 }
 
 // badRequest is an error in what the request asked for.
