@@ -191,20 +191,26 @@ func (s *Store) IDs(ctx context.Context, q TraceQuery) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT t.id FROM traces t`+whereClause(where)+` ORDER BY t.id`, args...)
+	ids, err := s.column(ctx, `SELECT t.id FROM traces t`+whereClause(where)+` ORDER BY t.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("selecting traces: %w", err)
 	}
-	defer rows.Close()
-	ids := []string{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+	return ids, nil
+}
+
+// column runs a query of one text column and returns its values (an empty
+// list when there are none).
+func (s *Store) column(ctx context.Context, query string, args ...any) ([]string, error) {
+	out := []string{}
+	err := s.each(ctx, query, func(rows *sql.Rows) error {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return err
 		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+		out = append(out, v)
+		return nil
+	}, args...)
+	return out, err
 }
 
 // where turns the query's filters into SQL conditions on traces t.
@@ -327,22 +333,9 @@ func (s *Store) TracesAnnotatedBy(ctx context.Context, sources []string) ([]stri
 		}
 	}
 	cond, args := sourceCondition("source", []string{sources[first]})
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT trace_id FROM findings WHERE 1`+cond+` ORDER BY trace_id`, args...)
+	ids, err := s.column(ctx, `SELECT DISTINCT trace_id FROM findings WHERE 1`+cond+` ORDER BY trace_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("selecting the traces of %s: %w", sources[first], err)
-	}
-	ids := []string{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	for i, src := range sources {
 		if i == first || len(ids) == 0 {
@@ -440,7 +433,7 @@ func (s *Store) DecidesModes(ctx context.Context, source string) (bool, error) {
 // distinct lists the distinct values of an indexed column by skipping
 // through its index, one lookup per value, rather than reading every row.
 func (s *Store) distinct(ctx context.Context, table, col string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`WITH RECURSIVE v(x) AS (
+	out, err := s.column(ctx, fmt.Sprintf(`WITH RECURSIVE v(x) AS (
 		SELECT MIN(%[2]s) FROM %[1]s
 		UNION ALL
 		SELECT (SELECT MIN(%[2]s) FROM %[1]s WHERE %[2]s > v.x) FROM v WHERE v.x IS NOT NULL
@@ -448,14 +441,5 @@ func (s *Store) distinct(ctx context.Context, table, col string) ([]string, erro
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", col, err)
 	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return out, nil
 }
