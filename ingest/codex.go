@@ -173,18 +173,12 @@ func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) erro
 		return s.finish(in, seen, emit)
 	}
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, n, err := lr.Next()
+		line, n, err := lr.nextContent(ctx, in.Path)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", in.Path, n, err)
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+			return err
 		}
 		if !utf8.Valid(line) {
 			in.Report(n, Error, "invalid UTF-8; bad bytes replaced with U+FFFD")

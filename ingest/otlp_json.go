@@ -44,18 +44,12 @@ func (OTLPJSON) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) e
 	var pending []byte // the first line, when it is not a whole record
 	pendingLine := 0
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, n, err := lr.Next()
+		line, n, err := lr.nextContent(ctx, in.Path)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", in.Path, n, err)
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+			return err
 		}
 		valid := json.Valid(line)
 		switch {

@@ -3,8 +3,10 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -141,6 +143,27 @@ func (lr *lineReader) Next() ([]byte, int, error) {
 			return bytes.TrimSuffix(line, []byte{'\r'}), lr.line, nil
 		default:
 			return nil, lr.line, err
+		}
+	}
+}
+
+// nextContent returns the next line that is not blank, and its number. It
+// stops when ctx is done, returns io.EOF after the last line, and names the
+// file and line of a read error.
+func (lr *lineReader) nextContent(ctx context.Context, path string) ([]byte, int, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, lr.line, err
+		}
+		line, n, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, n, io.EOF
+		}
+		if err != nil {
+			return nil, n, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			return line, n, nil
 		}
 	}
 }
