@@ -548,7 +548,7 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 			sc := system[s]
 			if sc == nil {
 				code := c.systemCodes[s]
-				sc = &SystemCode{Code: code, Name: modeName(code)}
+				sc = &SystemCode{Code: code, Name: taxonomy.Name(code)}
 				system[s] = sc
 			}
 			sc.Traces.K++
@@ -669,12 +669,4 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// modeName names a MAST or SYS code; "" for a code of neither.
-func modeName(code string) string {
-	if m, _, ok := taxonomy.Lookup(code); ok {
-		return m.Name
-	}
-	return ""
 }

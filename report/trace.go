@@ -135,7 +135,7 @@ func (p *printer) findings(t *trace.Trace) {
 	}
 	sort.Strings(bareModes)
 	for _, mode := range bareModes {
-		p.printf("  %s %s  [%s]  not located\n", mode, modeName(mode), strings.Join(bare[mode], ", "))
+		p.printf("  %s %s  [%s]  not located\n", mode, taxonomy.Name(mode), strings.Join(bare[mode], ", "))
 	}
 	if unmapped := unmappedLabels(t.Findings); len(unmapped) > 0 {
 		p.printf("  unmapped labels (kept as written): %s\n", strings.Join(unmapped, "; "))
@@ -182,7 +182,7 @@ func FindingTitle(f trace.Finding) string {
 	if f.Mode == "" {
 		return f.RawLabel + " (mode not given)"
 	}
-	return f.Mode + " " + modeName(f.Mode)
+	return f.Mode + " " + taxonomy.Name(f.Mode)
 }
 
 func unmappedLabels(fs []trace.Finding) []string {
@@ -275,13 +275,6 @@ func indent(s, prefix string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func modeName(code string) string {
-	if m, _, ok := taxonomy.Lookup(code); ok {
-		return m.Name
-	}
-	return ""
-}
 
 // SourceName names a finding's source, with its detector for a detector's.
 func SourceName(f trace.Finding) string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -254,7 +255,7 @@ func (sc *Scorecard) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, "mode\t"+header)
 	for _, s := range sc.Modes {
-		fmt.Fprintf(tw, "%s %s\t%s\n", s.Mode, ModeName(s.Mode), row(s))
+		fmt.Fprintf(tw, "%s %s\t%s\n", s.Mode, taxonomy.Name(s.Mode), row(s))
 	}
 	fmt.Fprintln(tw, "\ndetector\tmode\t"+header)
 	for _, s := range sc.Detectors {

@@ -79,15 +79,6 @@ func Modes() []string {
 	return out
 }
 
-// ModeName is the name of a mode (MAST's, or faultline's system
-// category's), or "" for an unknown code.
-func ModeName(mode string) string {
-	if m, _, ok := taxonomy.Lookup(mode); ok {
-		return m.Name
-	}
-	return ""
-}
-
 // Variants returns the ways synth plants a mode.
 func Variants(mode string) []string {
 	var out []string

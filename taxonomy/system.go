@@ -33,3 +33,11 @@ func Lookup(code string) (*Mode, string, bool) {
 	}
 	return nil, "", false
 }
+
+// Name is the name of a MAST or system code, "" for a code of neither.
+func Name(code string) string {
+	if m, _, ok := Lookup(code); ok {
+		return m.Name
+	}
+	return ""
+}

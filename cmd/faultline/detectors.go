@@ -39,11 +39,7 @@ known blind spots. --json prints [{name, mode, mode_name, summary, doc}].`,
 			}
 			var list []detectorJSON
 			for _, d := range ds {
-				name := ""
-				if mode, _, ok := taxonomy.Lookup(d.Mode); ok {
-					name = mode.Name
-				}
-				list = append(list, detectorJSON{Name: d.Name, Mode: d.Mode, ModeName: name, Summary: d.Summary(), Doc: d.Doc})
+				list = append(list, detectorJSON{Name: d.Name, Mode: d.Mode, ModeName: taxonomy.Name(d.Mode), Summary: d.Summary(), Doc: d.Doc})
 			}
 			if asJSON {
 				return writeJSON(a.stdout, list)

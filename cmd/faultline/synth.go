@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/synth"
+	"github.com/faultline/faultline/taxonomy"
 )
 
 func (a *app) synthCommand() *cobra.Command {
@@ -131,7 +132,7 @@ Modes synth plants (--modes takes their codes):
 func modeHelp() string {
 	var b strings.Builder
 	for _, m := range synth.Modes() {
-		fmt.Fprintf(&b, "  %-7s %s: %s\n", m, synth.ModeName(m), strings.Join(synth.Variants(m), ", "))
+		fmt.Fprintf(&b, "  %-7s %s: %s\n", m, taxonomy.Name(m), strings.Join(synth.Variants(m), ", "))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
