@@ -40,17 +40,7 @@ func (MAD) Name() string { return "mad" }
 // trace keys. The head may end anywhere, even inside the first trajectory,
 // and may hold NaN.
 func (MAD) Sniff(head []byte) bool {
-	depth := 0
-	switch FirstByte(head) {
-	case '[':
-		depth = 2
-	case '{':
-		depth = 1
-	default:
-		return false
-	}
-	head = head[bytes.IndexAny(head, "[{"):] // past the whitespace and byte-order mark firstByte skipped
-	keys := jsonKeys(closeCutString(sanitizeJSON(head)), depth)
+	keys := headKeys(head, 0)
 	_, hasName := keys["mas_name"]
 	_, hasTrace := keys["trace"]
 	return hasName && hasTrace
