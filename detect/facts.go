@@ -386,9 +386,7 @@ func sentences(text string) []string {
 	var out []string
 	start := 0
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		end := c == '\n' || ((c == '.' || c == '!' || c == '?') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n'))
-		if !end {
+		if !sentenceEnds(text, i) {
 			continue
 		}
 		if s := strings.TrimSpace(text[start : i+1]); s != "" {
@@ -402,14 +400,20 @@ func sentences(text string) []string {
 	return out
 }
 
+// sentenceEnds says whether a sentence ends at byte i of text: a line
+// break, or a full stop, question or exclamation mark before a space, a
+// line break or the end.
+func sentenceEnds(text string, i int) bool {
+	c := text[i]
+	return c == '\n' || ((c == '.' || c == '!' || c == '?') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n'))
+}
+
 // sentenceAt returns the sentence of text (as sentences splits it) that
 // holds byte offset at.
 func sentenceAt(text string, at int) string {
 	start := 0
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		end := c == '\n' || ((c == '.' || c == '!' || c == '?') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n'))
-		if !end {
+		if !sentenceEnds(text, i) {
 			continue
 		}
 		if i >= at {
