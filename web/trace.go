@@ -108,7 +108,14 @@ func (s *Server) traceView(w http.ResponseWriter, r *http.Request) {
 	for i, o := range t.Outcomes {
 		v.Outcomes = append(v.Outcomes, outcomeView{Outcome: o, Primary: primary == &t.Outcomes[i], Text: report.OutcomeText(&t.Outcomes[i]), Scoring: scoringOf(o)})
 	}
-	if v.Diagnosis, err = s.diagnosis(ctx, t); err != nil {
+	var stored *scoreDetail // faultline's scoring, as stored
+	for _, o := range v.Outcomes {
+		if o.Scoring != nil {
+			stored = o.Scoring
+			break
+		}
+	}
+	if v.Diagnosis, err = s.diagnosis(ctx, t, stored); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -226,7 +233,12 @@ func (s *Server) stepText(w http.ResponseWriter, r *http.Request) {
 // diagnosis reads the run's diagnosis when there is one to show: the
 // answer file attached to the trace, or, for a run scored against ground
 // truth (or when the server has some), the answer found in its steps.
-func (s *Server) diagnosis(ctx context.Context, t *trace.Trace) (*diagnosisView, error) {
+func (s *Server) diagnosis(ctx context.Context, t *trace.Trace, stored *scoreDetail) (*diagnosisView, error) {
+	if s.cfg.GroundTruth == nil && stored != nil && stored.Predictions != nil {
+		// Scored when it was stored: what each entity matched then, with
+		// no need to read the steps again.
+		return &diagnosisView{Source: stored.Diagnosis, Problem: stored.Problem, Predictions: stored.Predictions, Scored: true}, nil
+	}
 	scored := slices.ContainsFunc(t.Outcomes, func(o trace.Outcome) bool { return o.Source == score.OutcomeSource })
 	if t.Diagnosis == nil && !scored && s.cfg.GroundTruth == nil {
 		return nil, nil
@@ -250,11 +262,6 @@ func (s *Server) diagnosis(ctx context.Context, t *trace.Trace) (*diagnosisView,
 			return v, nil
 		}
 	}
-	if stored := storedScoring(t); stored != nil && stored.Predictions != nil {
-		// Scored when it was stored: what each entity matched then.
-		v.Source, v.Problem, v.Predictions, v.Scored = stored.Diagnosis, stored.Problem, stored.Predictions, true
-		return v, nil
-	}
 	d, err := score.DiagnosisOf(full)
 	if err != nil {
 		v.Problem = err.Error()
@@ -265,17 +272,6 @@ func (s *Server) diagnosis(ctx context.Context, t *trace.Trace) (*diagnosisView,
 		v.Predictions = append(v.Predictions, score.Prediction{Entity: p})
 	}
 	return v, nil
-}
-
-// storedScoring is the detail of faultline's stored ITBench outcome of a
-// trace, nil when it has none.
-func storedScoring(t *trace.Trace) *scoreDetail {
-	for _, o := range t.Outcomes {
-		if d := scoringOf(o); d != nil {
-			return d
-		}
-	}
-	return nil
 }
 
 // scoringOf reads the detail of an outcome of faultline's ITBench scoring;
