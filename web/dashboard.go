@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"errors"
 	"html/template"
 	"io"
 	"net/http"
@@ -56,11 +55,7 @@ func (s *Server) cohortReport(ctx context.Context, q reportQuery, labeller strin
 			return nil, err
 		}
 	}
-	rep, err := analyze.BuildReport(ctx, s.cfg.Store, opt)
-	if errors.Is(err, analyze.ErrCompare) {
-		return nil, badRequest{err.Error()}
-	}
-	return rep, err
+	return analyze.BuildReport(ctx, s.cfg.Store, opt)
 }
 
 // reportFile downloads the dashboard's report in one of the report's
@@ -201,7 +196,8 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.CompareWith = map[string][]string{"model": v.Menus.Models, "system": v.Menus.Systems, "scenario": v.Menus.Scenarios}[q.By]
-	v.Compare = append(q.Compare, "", "")[:2]
+	v.Compare = make([]string, 2) // "" where none is picked
+	copy(v.Compare, q.Compare)
 	v.Elapsed = time.Since(start).Round(time.Millisecond)
 	s.render(w, r, http.StatusOK, "dashboard", "", view{Title: "Dashboard", Nav: "dashboard", Body: v})
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/analyze"
 	"github.com/faultline/faultline/report"
 	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/taxonomy"
@@ -115,7 +116,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		http.Error(w, err.Error(), http.StatusNotFound)
-	case errors.As(err, new(badRequest)) || errors.Is(err, store.ErrBadCursor) || errors.Is(err, store.ErrEmptySearch):
+	case errors.As(err, new(badRequest)) || errors.Is(err, store.ErrBadCursor) || errors.Is(err, store.ErrEmptySearch) || errors.Is(err, analyze.ErrCompare):
 		http.Error(w, err.Error(), http.StatusBadRequest)
 	case r.Context().Err() != nil:
 		// The browser went away; nobody to tell.

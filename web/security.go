@@ -119,10 +119,16 @@ func (s *Server) secure(next http.Handler) http.Handler {
 				http.Error(w, "refused: the form is stale or forged (no valid CSRF token); reload the page and try again", http.StatusForbidden)
 				return
 			}
-			if err := wellFormed(r.Form); err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
+		}
+		// The parameters, of the address and of a form (r.Form holds both
+		// once parsed), must be text.
+		params := r.Form
+		if params == nil {
+			params = r.URL.Query()
+		}
+		if err := wellFormed(params); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, session)))
 	})

@@ -89,13 +89,7 @@ func New(cfg Config) (*Server, error) {
 }
 
 // ServeHTTP serves one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := wellFormed(r.URL.Query()); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	s.handler.ServeHTTP(w, r)
-}
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // wellFormed refuses an address whose parameters are not UTF-8: every page
 // reads them as text (a search becomes a pattern, a source a name), and a
