@@ -132,7 +132,8 @@ type AgreementOptions struct {
 	Within     int    // location tolerance, in steps
 }
 
-// Level is the coverage of the bootstrap intervals.
+// Level is the coverage of every interval: the bootstrap's here, and the
+// cohort report's.
 const Level = 0.95
 
 // The merged row's mode code and name.

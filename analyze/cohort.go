@@ -163,7 +163,7 @@ func newMean(r stats.Running, floor, ceil float64) Mean {
 	if v, ok := r.Mean(); ok {
 		m.Value = round4(v)
 	}
-	if iv, ok := r.MeanInterval(level); ok {
+	if iv, ok := r.MeanInterval(Level); ok {
 		m.Lo, m.Hi = round4(max(floor, iv.Lo)), round4(min(ceil, iv.Hi))
 	}
 	return m
@@ -194,9 +194,6 @@ type SystemCode struct {
 	Traces Proportion `json:"traces"`
 	Failed int        `json:"failed"`
 }
-
-// level is the coverage of every interval in the report.
-const level = 0.95
 
 // outcome classes of a trace.
 const (

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/analyze"
+	"github.com/faultline/faultline/trace"
 )
 
 // WriteMarkdown writes a cohort report as GitHub-flavoured Markdown: the
@@ -72,7 +73,7 @@ func mdTable(b *strings.Builder, t *Table) {
 // are left alone elsewhere and intervals read [5–70], not \[5–70\].
 // Line breaks become spaces.
 func mdEscape(s string) string {
-	s = printable(strings.Join(strings.Fields(s), " "))
+	s = printable(trace.NormalizeSpace(s))
 	special := "\\`*_<>|~&"
 	if strings.Contains(s, "](") || strings.Contains(s, "][") {
 		special += "[]"

@@ -53,7 +53,7 @@ func (p *printer) judgements(records []judge.Record) {
 		}
 		p.printf("judge     %s: %s\n", r.Source, strings.Join(facts, " · "))
 		if r.Status == judge.StatusFailed {
-			p.printf("      no verdict: %s\n", trace.Clip(oneLine(r.Error), 300))
+			p.printf("      no verdict: %s\n", trace.Clip(trace.NormalizeSpace(r.Error), 300))
 		}
 		if r.Summary != "" {
 			p.printf("      %s\n", r.Summary)
@@ -218,7 +218,7 @@ func StepTitle(s *trace.Step) string {
 	}
 	switch s.Kind {
 	case trace.KindToolCall:
-		return s.Tool + " " + trace.Clip(oneLine(s.Args), 160)
+		return s.Tool + " " + trace.Clip(trace.NormalizeSpace(s.Args), 160)
 	case trace.KindToolResult:
 		var parts []string
 		parts = append(parts, s.Tool)
@@ -274,7 +274,6 @@ func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // SourceName names a finding's source, with its detector for a detector's.
 func SourceName(f trace.Finding) string {
