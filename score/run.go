@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/stats"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -144,21 +145,15 @@ type Stat struct {
 }
 
 func stat(xs []float64) Stat {
-	s := Stat{N: len(xs)}
-	if len(xs) == 0 {
-		return s
-	}
+	var r stats.Running
 	for _, x := range xs {
-		s.Mean += x
+		r.Add(x)
 	}
-	s.Mean /= float64(len(xs))
-	if len(xs) > 1 {
-		var ss float64
-		for _, x := range xs {
-			ss += (x - s.Mean) * (x - s.Mean)
-		}
+	s := Stat{N: r.N()}
+	s.Mean, _ = r.Mean()
+	if v, ok := r.Variance(); ok {
 		// The standard error of the mean, from the sample standard deviation.
-		s.StdErr = math.Sqrt(ss/float64(len(xs)-1)) / math.Sqrt(float64(len(xs)))
+		s.StdErr = math.Sqrt(v / float64(r.N()))
 	}
 	return s
 }
