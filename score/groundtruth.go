@@ -32,6 +32,7 @@ type GroundTruth struct {
 	Problems []string `json:"problems,omitempty"`
 
 	class map[string]string // group id → id of its alias class
+	roots map[string]bool   // the alias classes that hold a root cause
 }
 
 // Group is a set of Kubernetes entities: a kind in a namespace whose name is
@@ -249,7 +250,16 @@ func (gt *GroundTruth) prepare() {
 	for id := range parent {
 		gt.class[id] = find(id)
 	}
+	gt.roots = map[string]bool{}
+	for _, g := range gt.Groups {
+		if g.RootCause {
+			gt.roots[gt.Class(g.ID)] = true
+		}
+	}
 }
+
+// IsRootClass says whether an alias class holds a root-cause group.
+func (gt *GroundTruth) IsRootClass(class string) bool { return gt.roots[class] }
 
 // Class returns the alias class a group belongs to.
 func (gt *GroundTruth) Class(groupID string) string {
@@ -261,13 +271,9 @@ func (gt *GroundTruth) Class(groupID string) string {
 
 // RootClasses lists the alias classes that hold a root-cause group, sorted.
 func (gt *GroundTruth) RootClasses() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, g := range gt.Groups {
-		if g.RootCause && !seen[gt.Class(g.ID)] {
-			seen[gt.Class(g.ID)] = true
-			out = append(out, gt.Class(g.ID))
-		}
+	out := make([]string, 0, len(gt.roots))
+	for c := range gt.roots {
+		out = append(out, c)
 	}
 	sort.Strings(out)
 	return out

@@ -91,7 +91,7 @@ func ScoreEntities(gt *GroundTruth, predictions []string, propagations []Propaga
 		if len(groups) > 0 {
 			g := groups[0]
 			p.Group = g.ID
-			p.Root = contains(gt.RootClasses(), gt.Class(g.ID))
+			p.Root = gt.IsRootClass(gt.Class(g.ID))
 		}
 		key := e.String()
 		switch {
@@ -128,15 +128,6 @@ func ScoreEntities(gt *GroundTruth, predictions []string, propagations []Propaga
 		s.Chain = scoreChain(gt, propagations, opts.Matcher)
 	}
 	return s
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 var stemChars = regexp.MustCompile(`^[a-z0-9-]+`)

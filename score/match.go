@@ -17,17 +17,13 @@ type Matcher struct {
 // Match returns the groups of gt that e matches, root-cause groups (and
 // their aliases) first, in ground-truth order otherwise.
 func (m Matcher) Match(gt *GroundTruth, e Entity) []*Group {
-	roots := map[string]bool{}
-	for _, c := range gt.RootClasses() {
-		roots[c] = true
-	}
 	var root, other []*Group
 	for i := range gt.Groups {
 		g := &gt.Groups[i]
 		if !m.matches(g, e) {
 			continue
 		}
-		if roots[gt.Class(g.ID)] {
+		if gt.IsRootClass(gt.Class(g.ID)) {
 			root = append(root, g)
 		} else {
 			other = append(other, g)
