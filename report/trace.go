@@ -274,7 +274,6 @@ func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
-
 // SourceName names a finding's source, with its detector for a detector's.
 func SourceName(f trace.Finding) string {
 	if f.Detector != "" {
