@@ -101,7 +101,7 @@ func (s *Store) Browse(ctx context.Context, q TraceQuery) (*Page, error) {
 		if desc {
 			op = "<"
 		}
-		where = append(where, fmt.Sprintf("(%s) %s (%s)", strings.Join(keys, ", "), op, strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ")))
+		where = append(where, fmt.Sprintf("(%s) %s (%s)", strings.Join(keys, ", "), op, placeholders(len(keys))))
 		args = append(args, values...)
 	}
 	order := make([]string, len(keys))

@@ -19,13 +19,13 @@ var _ judge.Store = (*Store)(nil)
 // by trace id.
 func (s *Store) JudgeRecords(ctx context.Context, source string, ids []string) (map[string]judge.Record, error) {
 	out := map[string]judge.Record{}
-	err := s.queryIDs(ctx, ids, judgeRecordColumns+` WHERE trace_id IN (%s)`, func(rows *sql.Rows) error {
+	err := s.queryIDs(ctx, ids, judgeRecordColumns+` WHERE trace_id IN (%s) AND source = ?`, func(rows *sql.Rows) error {
 		r, err := scanJudgeRecord(rows)
-		if err == nil && r.Source == source {
+		if err == nil {
 			out[r.Trace] = r
 		}
 		return err
-	})
+	}, source)
 	if err != nil {
 		return nil, fmt.Errorf("reading judge records: %w", err)
 	}

@@ -306,7 +306,7 @@ func (s *Store) StepsAt(ctx context.Context, id string, idx []int) ([]trace.Step
 	for i, n := range idx {
 		args[i] = n
 	}
-	return s.steps(ctx, id, "AND idx IN ("+strings.TrimSuffix(strings.Repeat("?,", len(idx)), ",")+")", args)
+	return s.steps(ctx, id, "AND idx IN ("+placeholders(len(idx))+")", args)
 }
 
 // steps reads the steps of a trace that satisfy the extra condition where
@@ -407,8 +407,7 @@ func (s *Store) queryIDs(ctx context.Context, ids []string, query string, scan f
 			args[i] = id
 		}
 		args = append(args, extra...)
-		placeholders := strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")
-		if err := s.each(ctx, fmt.Sprintf(query, placeholders), scan, args...); err != nil {
+		if err := s.each(ctx, fmt.Sprintf(query, placeholders(len(chunk))), scan, args...); err != nil {
 			return err
 		}
 	}

@@ -152,7 +152,7 @@ func htmx(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
 
 var funcs = template.FuncMap{
 	"modeDefinition": func(code string) string {
-		if m, ok := taxonomy.MAST.Mode(code); ok {
+		if m, _, ok := taxonomy.Lookup(code); ok {
 			return m.Definition
 		}
 		return ""

@@ -116,9 +116,9 @@ type findingChip struct {
 
 // stepFindings indexes the findings a trace view shows by the steps they
 // cite: those report.PresentFindings keeps, as the terminal view does.
-func stepFindings(t *trace.Trace) map[int][]trace.Finding {
+func stepFindings(findings []trace.Finding) map[int][]trace.Finding {
 	at := map[int][]trace.Finding{}
-	for _, f := range report.PresentFindings(t.Findings) {
+	for _, f := range report.PresentFindings(findings) {
 		for _, i := range f.Steps {
 			at[i] = append(at[i], f)
 		}
@@ -136,7 +136,7 @@ func buildTimeline(t *trace.Trace, page []trace.Step, outside map[int]*trace.Ste
 	if tl.To < total {
 		tl.Next = tl.To
 	}
-	at := stepFindings(t)
+	at := stepFindings(t.Findings)
 	onPage := func(i int) bool { return i >= tl.From && i < tl.To }
 	for i := range page {
 		s := &page[i]

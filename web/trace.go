@@ -220,12 +220,12 @@ func (s *Server) stepText(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, text)
 		return
 	}
-	t, _, err := s.cfg.Store.LoadHeader(r.Context(), id)
+	findings, err := s.cfg.Store.Findings(r.Context(), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	tv := newTextView(whole, text, stepFindings(t)[n], len(text))
+	tv := newTextView(whole, text, stepFindings(findings)[n], len(text))
 	tv.Folded = false
 	s.render(w, r, http.StatusOK, "trace", "textfragment", view{Body: tv})
 }
