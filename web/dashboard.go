@@ -73,12 +73,12 @@ func (s *Server) reportFile(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, badRequestf("report format %q: use one of %s", format, strings.Join(report.Formats, ", ")))
 		return
 	}
-	rep, err := s.cohortReport(r.Context(), q, labellerSource(r))
+	built, _, err := s.keptReport(r, q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.sendFile(w, r, types[format], "faultline-report."+extensions[format], func(w io.Writer) error { return report.Write(w, rep, format) })
+	s.sendFile(w, r, types[format], "faultline-report."+extensions[format], func(w io.Writer) error { return report.Write(w, built.Report, format) })
 }
 
 // download is a link to a file.
@@ -87,9 +87,21 @@ type download struct{ Name, URL string }
 // builtReport is the costly part of the dashboard, kept in the server's
 // cache.
 type builtReport struct {
-	Traces int
+	Report *analyze.Report
 	HTML   template.HTML
 	Took   time.Duration
+}
+
+// keptReport is the report a dashboard query asks for, from the cache when
+// the database has not changed since it was built.
+func (s *Server) keptReport(r *http.Request, q reportQuery) (builtReport, bool, error) {
+	labeller := ""
+	if q.Filter.Todo {
+		labeller = labellerSource(r) // only "not labelled by me" depends on who asks
+	}
+	return s.reports.get(r.Context(), s.cfg.Store, q.values().Encode()+"\x00"+labeller, func() (builtReport, error) {
+		return s.buildReport(r.Context(), q, labeller)
+	})
 }
 
 // buildReport builds the cohort report of the selected traces, and its
@@ -100,7 +112,7 @@ func (s *Server) buildReport(ctx context.Context, q reportQuery, labeller string
 	if err != nil {
 		return builtReport{}, err
 	}
-	out := builtReport{Traces: rep.Traces}
+	out := builtReport{Report: rep}
 	if rep.Traces > 0 {
 		var b bytes.Buffer
 		link := func(t report.Traces) string {
@@ -172,18 +184,14 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	labeller := labellerSource(r)
 	params := q.values().Encode()
-	built, cached, err := s.reports.get(ctx, s.cfg.Store, params+"\x00"+labeller, func() (builtReport, error) {
-		return s.buildReport(ctx, q, labeller)
-	})
+	built, cached, err := s.keptReport(r, q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	f := q.Filter
-	v := dashboardView{Filter: f, Filtered: f.encode() != "", By: q.By, Groupings: analyze.Groupings, Traces: built.Traces,
+	v := dashboardView{Filter: f, Filtered: f.encode() != "", By: q.By, Groupings: analyze.Groupings, Traces: built.Report.Traces,
 		Report: built.HTML, Built: built.Took, Cached: cached}
 	if q.Compare == nil {
 		v.ListURL = "/traces?" + f.encode() // with a comparison, no one filter lists its traces
