@@ -402,12 +402,18 @@ func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) ([]byte, i
 // spans do not fit, how long until they might (retry) or why they never will
 // (tooBig).
 func (r *Receiver) accept(spans []ingest.OTelSpan, format string, now time.Time) (late int, retry time.Duration, tooBig string) {
-	size, newTraces := 0, 0
+	// The spans' sizes walk their attributes: worked out once, outside the lock.
+	sizes := make([]int, len(spans))
+	size := 0
+	for i := range spans {
+		sizes[i] = spans[i].Size()
+		size += sizes[i]
+	}
+	newTraces := 0
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	fresh := map[pcommon.TraceID]bool{}
 	for i := range spans {
-		size += spans[i].Size()
 		id := spans[i].TraceID
 		if r.open[id] == nil && !r.recent.has(id) && !fresh[id] {
 			fresh[id] = true
@@ -423,7 +429,7 @@ func (r *Receiver) accept(spans []ingest.OTelSpan, format string, now time.Time)
 	if s.OpenSpans+len(spans) > c.MaxSpans || s.OpenBytes+size > c.MaxBytes || s.OpenTraces+newTraces > c.MaxTraces {
 		return 0, r.nextFlush(now), ""
 	}
-	for _, sp := range spans {
+	for i, sp := range spans {
 		if r.recent.has(sp.TraceID) {
 			late++
 			continue
@@ -440,7 +446,7 @@ func (r *Receiver) accept(spans []ingest.OTelSpan, format string, now time.Time)
 		}
 		ot.ids[sp.SpanID] = true
 		ot.spans = append(ot.spans, sp)
-		n := sp.Size()
+		n := sizes[i]
 		ot.bytes += n
 		s.OpenSpans++
 		s.OpenBytes += n
