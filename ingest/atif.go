@@ -96,7 +96,7 @@ func atifTrajectories(raw json.RawMessage, lines int, parent string, r *record, 
 	var tj atifTrajectory
 	fieldLines, err := decodeRecord(raw, &tj)
 	if err != nil {
-		r.report(r.at(lines+errorLineInRecord(raw, err)), Error, "%s; trajectory skipped", recordErrorText(err))
+		r.skipPart(lines, raw, err, "", "trajectory")
 		return nil
 	}
 	t := &trace.Trace{Format: "atif", Source: fmt.Sprintf("%s#%d", r.in.Path, r.n), System: tj.Agent.Name, Model: tj.Agent.ModelName}
@@ -160,7 +160,7 @@ func atifTrajectories(raw json.RawMessage, lines int, parent string, r *record, 
 func atifStepSteps(t *trace.Trace, raw json.RawMessage, r *record, lines, i int, defaultModel string) string {
 	var s atifStep
 	if err := json.Unmarshal(raw, &s); err != nil {
-		r.report(r.at(lines+errorLineInRecord(raw, err)), Error, "step %d: %s; step skipped", i, recordErrorText(err))
+		r.skipPart(lines, raw, err, fmt.Sprintf("step %d", i), "step")
 		return ""
 	}
 	ts := parseTime(s.Timestamp)

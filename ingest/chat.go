@@ -111,7 +111,7 @@ func (c *chatLog) message(raw json.RawMessage, lines, i int) {
 		return
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		c.r.report(c.r.at(lines+errorLineInRecord(raw, err)), Error, "message %d: %s; message skipped", i, recordErrorText(err))
+		c.r.skipPart(lines, raw, err, fmt.Sprintf("message %d", i), "message")
 		return
 	}
 	text, reasoning := chatParts(m.Content)

@@ -69,7 +69,7 @@ func (Docent) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) err
 			at := lines["transcripts"] + tr.lines
 			fieldLines, err := decodeRecord(tr.raw, &tx)
 			if err != nil {
-				r.report(r.at(at+errorLineInRecord(tr.raw, err)), Error, "transcript %d: %s; transcript skipped", i, recordErrorText(err))
+				r.skipPart(at, tr.raw, err, fmt.Sprintf("transcript %d", i), "transcript")
 				continue
 			}
 			c := &chatLog{t: t, r: r}

@@ -377,7 +377,7 @@ func inspectTrace(raw json.RawMessage, r *record, h *inspectHeader, ids uniqueID
 	var smp inspectSample
 	lines, err := decodeRecord(raw, &smp)
 	if err != nil {
-		r.report(r.at(errorLineInRecord(raw, err)), Error, "%s; sample skipped", recordErrorText(err))
+		r.skipPart(0, raw, err, "", "sample")
 		return nil
 	}
 	if len(smp.Attachments) > 0 {

@@ -85,7 +85,7 @@ type madReader struct{ *record }
 func (r *madReader) trace(raw json.RawMessage, ids map[string]bool) *trace.Trace {
 	var rec madRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
-		r.report(r.line+errorLineInRecord(raw, err), Error, "%s; record skipped", recordErrorText(err))
+		r.skip(raw, err)
 		return nil
 	}
 	round, ok := r.scalar("round", rec.Round)

@@ -94,8 +94,16 @@ func decodeRecord(raw json.RawMessage, v any) (map[string]int, error) {
 
 // skip reports a record that could not be decoded, at the line of the
 // offending field when the error says which.
-func (r *record) skip(raw json.RawMessage, err error) {
-	r.report(r.at(errorLineInRecord(raw, err)), Error, "%s; record skipped", recordErrorText(err))
+func (r *record) skip(raw json.RawMessage, err error) { r.skipPart(0, raw, err, "", "record") }
+
+// skipPart reports a part of the record (what: a step, a message) that
+// could not be decoded: raw starts lines into the record, and label, when
+// given, names the part ("step 3").
+func (r *record) skipPart(lines int, raw json.RawMessage, err error, label, what string) {
+	if label != "" {
+		label += ": "
+	}
+	r.report(r.at(lines+errorLineInRecord(raw, err)), Error, "%s%s; %s skipped", label, recordErrorText(err), what)
 }
 
 // headKeys reads, as jsonKeys does, the keys of the records at the start of
