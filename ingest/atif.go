@@ -190,11 +190,7 @@ func atifStepSteps(t *trace.Trace, raw json.RawMessage, r *record, lines, i int,
 			t.Append(trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Text: text, Time: ts})
 		}
 		for _, c := range s.ToolCalls {
-			args, ok := textOf(c.Arguments)
-			if !ok || FirstByte(c.Arguments) == '[' {
-				args = compactJSON(c.Arguments)
-			}
-			t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: c.Name, Args: args, CallID: c.ID, Time: ts})
+			t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: c.Name, Args: rawText(c.Arguments), CallID: c.ID, Time: ts})
 		}
 		if n := s.Metrics.CompletionTokens; n > 0 && len(t.Steps) > first {
 			// The turn's output tokens belong to its last step, as Codex's do.

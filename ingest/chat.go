@@ -75,10 +75,7 @@ func (c *chatToolCall) nameArgs() (string, string) {
 	if input != "" {
 		return name, input
 	}
-	if s, ok := textOf(args); ok && FirstByte(args) != '[' {
-		return name, s
-	}
-	return name, compactJSON(args)
+	return name, rawText(args)
 }
 
 // chatLog builds a trace's steps from chat messages, one at a time.

@@ -941,22 +941,6 @@ func instructionsText(raw string) string {
 	return msg.Text
 }
 
-// rawText turns a JSON value into text: a string unquoted, anything else
-// (an object of arguments, a tool's structured response) compact JSON.
-func rawText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	}
-	return compactJSON(raw)
-}
-
 // indexedMessages reads messages flattened into attributes by index:
 // prefix + "N." + inner + "role" / "content" / "tool_calls.M..." (the older
 // GenAI conventions and OpenLLMetry with inner ""; OpenInference with inner

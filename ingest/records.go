@@ -201,6 +201,22 @@ func textOf(raw json.RawMessage) (string, bool) {
 	return looseText(raw)
 }
 
+// rawText turns a JSON value into text: a string unquoted, anything else
+// (an object of arguments, a tool's structured response) compact JSON.
+func rawText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	return compactJSON(raw)
+}
+
 // boolOf reads a boolean written as JSON or as a string ("True", "false").
 func boolOf(raw json.RawMessage) (value, ok bool) {
 	s, isText := textOf(raw)
