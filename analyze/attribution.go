@@ -84,31 +84,40 @@ func Attribute(ctx context.Context, st *store.Store, source string, ids []string
 	a := &Attribution{Source: source, Labels: []string{}, Rows: []AttributionRow{}, Within: opt.Within,
 		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: Level}}
 	for _, id := range ids {
-		findings, err := st.Findings(ctx, id)
+		// The header holds the findings and the meta; of the steps, only
+		// the two compared are read.
+		t, _, err := st.LoadHeader(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		label := decisiveError(findings, selected)
+		label := decisiveError(t.Findings, selected)
 		if label == nil {
 			continue
-		}
-		t, err := st.Load(ctx, id)
-		if err != nil {
-			return nil, err
 		}
 		if !slices.Contains(a.Labels, label.Source) {
 			a.Labels = append(a.Labels, label.Source)
 		}
 		row := AttributionRow{Trace: id, LabelStep: slices.Min(label.Steps), LabelAgent: t.Meta[ingest.MetaMistakeAgent]}
-		if s := t.Step(row.LabelStep); row.LabelAgent == "" && s != nil {
-			row.LabelAgent = s.Agent
+		f, step := earliestFinding(t.Findings, selected)
+		steps, err := st.StepsAt(ctx, id, []int{row.LabelStep, step})
+		if err != nil {
+			return nil, err
 		}
-		if f, step := earliestFinding(findings, selected); f != nil {
+		agentAt := func(i int) string {
+			for _, s := range steps {
+				if s.Index == i {
+					return s.Agent
+				}
+			}
+			return ""
+		}
+		if row.LabelAgent == "" {
+			row.LabelAgent = agentAt(row.LabelStep)
+		}
+		if f != nil {
 			a.Attributed++
 			row.Mode, row.Step = f.Mode, &step
-			if s := t.Step(step); s != nil {
-				row.Agent = s.Agent
-			}
+			row.Agent = agentAt(step)
 			d := step - row.LabelStep
 			row.AgentHit = row.Agent != "" && strings.EqualFold(row.Agent, row.LabelAgent)
 			row.StepHit = d == 0
@@ -160,39 +169,37 @@ func earliestFinding(findings []trace.Finding, selected []string) (*trace.Findin
 // fill computes the three shares and their bootstrap intervals, resampling
 // the labelled traces.
 func (a *Attribution) fill(opt AgreementOptions) {
-	hits := func(w []int) [3]float64 {
-		var n, h [3]int
+	// hits counts, among the traces as weighted, those each measure gets
+	// right, and the traces in all.
+	hits := func(w []int) (h [3]int, n int) {
 		for i, r := range a.Rows {
+			n += w[i]
 			for k, hit := range [3]bool{r.AgentHit, r.StepHit, r.NearHit} {
-				n[k] += w[i]
 				if hit {
 					h[k] += w[i]
 				}
 			}
 		}
-		var out [3]float64
-		for k := range out {
-			out[k] = float64(h[k]) / float64(n[k])
-		}
-		return out
+		return h, n
 	}
 	ones := make([]int, len(a.Rows))
 	for i := range ones {
 		ones[i] = 1
 	}
 	shares := [3]*Share{&a.Agent, &a.Step, &a.Near}
-	point := hits(ones)
+	correct, total := hits(ones)
 	var samples [3][]float64
 	if opt.Replicates > 0 {
 		stats.Resample(len(a.Rows), opt.Replicates, opt.Seed, func(w []int) {
-			for k, v := range hits(w) {
-				samples[k] = append(samples[k], v)
+			h, n := hits(w)
+			for k := range h {
+				samples[k] = append(samples[k], float64(h[k])/float64(n))
 			}
 		})
 	}
 	for k, m := range shares {
-		m.Correct = int(point[k]*float64(len(a.Rows)) + 0.5)
-		m.Value = round4(point[k])
+		m.Correct = correct[k]
+		m.Value = round4(float64(correct[k]) / float64(total))
 		if iv, ok := stats.PercentileInterval(samples[k], Level); ok {
 			m.Lo, m.Hi = round4(iv.Lo), round4(iv.Hi)
 		}
