@@ -313,8 +313,8 @@ func otlpProtoResource(rs protoField, at string, c *otelCollector, bad func(stri
 			k++
 			scopeSpans := append(append([]byte{}, scope...), span.raw...)
 			msg := append(append([]byte{}, resource...), schema...)
-			msg = protoAppendLen(msg, 2, scopeSpans)
-			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(protoAppendLen(nil, 1, msg))
+			msg = ProtoAppendLen(msg, 2, scopeSpans)
+			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(ProtoAppendLen(nil, 1, msg))
 			if err != nil {
 				bad(where, err)
 				return true
@@ -334,8 +334,9 @@ func otlpProtoResource(rs protoField, at string, c *otelCollector, bad func(stri
 	return malformed
 }
 
-// protoAppendLen appends a length-delimited field.
-func protoAppendLen(b []byte, num int, payload []byte) []byte {
+// ProtoAppendLen appends a length-delimited protobuf field (number num)
+// holding payload; the receiver writes its OTLP responses with it.
+func ProtoAppendLen(b []byte, num int, payload []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(num)<<3|protoLen)
 	b = binary.AppendUvarint(b, uint64(len(payload)))
 	return append(b, payload...)

@@ -535,8 +535,8 @@ func writeResponse(w http.ResponseWriter, enc encoding, rejected int64, problems
 		var partial []byte
 		partial = binary.AppendUvarint(partial, 1<<3) // rejected_spans, a varint (wire type 0)
 		partial = binary.AppendUvarint(partial, uint64(rejected))
-		partial = appendLen(partial, 2, []byte(msg)) // error_message
-		body = appendLen(nil, 1, partial)            // partial_success
+		partial = ingest.ProtoAppendLen(partial, 2, []byte(msg)) // error_message
+		body = ingest.ProtoAppendLen(nil, 1, partial)            // partial_success
 	}
 	w.Header().Set("Content-Type", enc.contentType())
 	w.WriteHeader(http.StatusOK)
@@ -552,15 +552,9 @@ func writeStatus(w http.ResponseWriter, enc encoding, httpStatus, code int, mess
 	} else {
 		body = binary.AppendUvarint(body, 1<<3) // code, a varint (wire type 0)
 		body = binary.AppendUvarint(body, uint64(code))
-		body = appendLen(body, 2, []byte(message)) // message
+		body = ingest.ProtoAppendLen(body, 2, []byte(message)) // message
 	}
 	w.Header().Set("Content-Type", enc.contentType())
 	w.WriteHeader(httpStatus)
 	w.Write(body)
-}
-
-func appendLen(b []byte, num int, payload []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(num)<<3|2)
-	b = binary.AppendUvarint(b, uint64(len(payload)))
-	return append(b, payload...)
 }
