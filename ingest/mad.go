@@ -152,10 +152,7 @@ func (r *madReader) trace(raw json.RawMessage, ids map[string]bool) *trace.Trace
 // scalar reads a field that is a string in some records and a number in
 // others (trace_id, round); null and absence read as "".
 func (r *madReader) scalar(field string, raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", true
-	}
-	if s, ok := looseText(raw); ok && FirstByte(raw) != '[' {
+	if s, ok := textOf(raw); ok && FirstByte(raw) != '[' {
 		return s, true
 	}
 	r.report(r.line, Error, "field %q should be a string or a number, found %s; record skipped", field, JSONKind(raw))
