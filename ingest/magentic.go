@@ -49,7 +49,7 @@ func (MagenticOne) Decode(ctx context.Context, in *Input, emit func(*trace.Trace
 			Content json.RawMessage `json:"content"`
 			Role    json.RawMessage `json:"role"`
 		}
-		if _, err := decodeRecord(raw, &m); err != nil {
+		if err := decodeObject(raw, &m); err != nil {
 			r.skip(raw, err)
 			return nil
 		}

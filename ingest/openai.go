@@ -61,14 +61,13 @@ func (OpenAIChat) Decode(ctx context.Context, in *Input, emit func(*trace.Trace)
 			return emit(openAITrace(raw, 0, "", "", r, ids))
 		}
 		var conv openAIConversation
-		lines, err := decodeRecord(raw, &conv)
-		if err != nil {
+		if err := decodeObject(raw, &conv); err != nil {
 			r.skip(raw, err)
 			return nil
 		}
 		if len(conv.Messages) > 0 {
 			id, _ := textOf(conv.ID)
-			return emit(openAITrace(conv.Messages, lines["messages"], conv.Model, id, r, ids))
+			return emit(openAITrace(conv.Messages, fieldLines(raw)["messages"], conv.Model, id, r, ids))
 		}
 		if len(conv.Role) == 0 {
 			r.report(r.line, Error, "neither a message (no role) nor a conversation (no messages); record skipped")

@@ -78,18 +78,29 @@ func eachRecord(ctx context.Context, in *Input, fn func(raw json.RawMessage, r *
 // place reports about their content. A type error comes back as it is, for
 // recordErrorText and errorLineInRecord.
 func decodeRecord(raw json.RawMessage, v any) (map[string]int, error) {
-	if FirstByte(raw) != '{' {
-		return nil, fmt.Errorf("a record should be an object, found %s", JSONKind(raw))
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := decodeObject(raw, v); err != nil {
 		return nil, err
 	}
-	ms, _ := jsonFields(raw) // raw has just decoded, so it splits
+	return fieldLines(raw), nil
+}
+
+// decodeObject decodes a record that must be a JSON object into v.
+func decodeObject(raw json.RawMessage, v any) error {
+	if FirstByte(raw) != '{' {
+		return fmt.Errorf("a record should be an object, found %s", JSONKind(raw))
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// fieldLines gives the line, within a decoded object, at which each of its
+// fields starts.
+func fieldLines(raw json.RawMessage) map[string]int {
+	ms, _ := jsonFields(raw) // raw has decoded, so it splits
 	lines := make(map[string]int, len(ms))
 	for _, m := range ms {
 		lines[m.key] = m.lines
 	}
-	return lines, nil
+	return lines
 }
 
 // skip reports a record that could not be decoded, at the line of the
