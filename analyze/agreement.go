@@ -243,10 +243,7 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 		return a
 	}
 	g := &grid{cols: cols, units: units}
-	ones := make([]int, len(units))
-	for i := range ones {
-		ones[i] = 1
-	}
+	ones := stats.Once(len(units))
 	tables := g.tables(ones)
 	point := g.estimates(tables)
 	intervals := g.bootstrap(opt)

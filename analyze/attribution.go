@@ -182,10 +182,7 @@ func (a *Attribution) fill(opt AgreementOptions) {
 		}
 		return h, n
 	}
-	ones := make([]int, len(a.Rows))
-	for i := range ones {
-		ones[i] = 1
-	}
+	ones := stats.Once(len(a.Rows))
 	shares := [3]*Share{&a.Agent, &a.Step, &a.Near}
 	correct, total := hits(ones)
 	var samples [3][]float64

@@ -120,10 +120,7 @@ func AgreeRaters(sets []*labels.Set, opt AgreementOptions) *Raters {
 		}
 		return ts
 	}
-	ones := make([]int, len(present))
-	for i := range ones {
-		ones[i] = 1
-	}
+	ones := stats.Once(len(present))
 	point := tables(ones)
 	var samples [][2][]float64 // by table: agreement, kappa
 	if opt.Replicates > 0 && len(present) > 0 {

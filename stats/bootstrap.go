@@ -6,6 +6,16 @@ import (
 	"sort"
 )
 
+// Once counts every one of n units once: the sample itself, in the form
+// Resample gives its resamples, for the point estimate.
+func Once(n int) []int {
+	counts := make([]int, n)
+	for i := range counts {
+		counts[i] = 1
+	}
+	return counts
+}
+
 // Resample draws replicates bootstrap resamples of n units (n draws with
 // replacement each) and calls fn with, for every unit, how many times it was
 // drawn. Resampling whole units (traces, say) rather than the items inside

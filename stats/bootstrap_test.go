@@ -101,3 +101,12 @@ func TestBootstrapProportion(t *testing.T) {
 		t.Errorf("95%% interval of a proportion 0.5 of 100 = %+v, want about [0.402, 0.598]", iv)
 	}
 }
+
+func TestOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 4} {
+		got := Once(n)
+		if len(got) != n || slices.ContainsFunc(got, func(c int) bool { return c != 1 }) {
+			t.Errorf("Once(%d) = %v", n, got)
+		}
+	}
+}
