@@ -125,7 +125,7 @@ func Check(baseline, current *Report, limits Limits) (*CheckResult, error) {
 
 func (res *CheckResult) checkGroup(b, c *Group) {
 	for _, m := range taxonomy.MAST.Modes {
-		pb, pc := b.mode(m.Code), c.mode(m.Code)
+		pb, pc := b.Mode(m.Code).All, c.Mode(m.Code).All
 		sb, okB := pb.Share()
 		sc, okC := pc.Share()
 		if !okB || !okC {

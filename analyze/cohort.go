@@ -94,14 +94,15 @@ type Group struct {
 	failedDensity stats.Running // for comparisons
 }
 
-// mode returns the traces of the group with a MAST mode.
-func (g *Group) mode(code string) Proportion {
+// Mode returns the figures of a MAST mode in the group: those of a mode
+// no trace of the group shows are zero (and its name empty).
+func (g *Group) Mode(code string) *ModeStats {
 	for _, m := range g.Modes {
 		if m.Mode == code {
-			return m.All
+			return m
 		}
 	}
-	return Proportion{N: g.Traces}
+	return &ModeStats{Mode: code, All: Proportion{N: g.Traces}}
 }
 
 // SourceShare is the traces of a group that one source annotated.

@@ -63,7 +63,7 @@ func compare(a, b *Group, tests *family) *Comparison {
 		cmp.Density.Test = tests.add(t.P)
 	}
 	for _, mode := range taxonomy.MAST.Modes {
-		pa, pb := a.mode(mode.Code), b.mode(mode.Code)
+		pa, pb := a.Mode(mode.Code).All, b.Mode(mode.Code).All
 		if pa.K+pb.K == 0 {
 			continue
 		}

@@ -171,7 +171,7 @@ func prevalenceSection(r *analyze.Report, groups []*analyze.Group, charts bool, 
 		row := []string{code + " " + modeNameOf(groups, code)}
 		links := []string{""}
 		for _, g := range groups {
-			row = append(row, countShare(modeOf(g, code).All))
+			row = append(row, countShare(g.Mode(code).All))
 			links = append(links, l.to(g, "", code))
 		}
 		matrix.add(row, links...)
@@ -484,17 +484,8 @@ func modesSeen(groups []*analyze.Group) []string {
 	return codes
 }
 
-func modeOf(g *analyze.Group, code string) *analyze.ModeStats {
-	for _, m := range g.Modes {
-		if m.Mode == code {
-			return m
-		}
-	}
-	return &analyze.ModeStats{Mode: code, All: analyze.Proportion{N: g.Traces}}
-}
-
 func modeNameOf(groups []*analyze.Group, code string) string {
-	return modeOf(groups[len(groups)-1], code).Name
+	return groups[len(groups)-1].Mode(code).Name
 }
 
 func groupHeading(g *analyze.Group) string {

@@ -83,7 +83,7 @@ func heatMap(groups []*analyze.Group, codes []string, l linker) template.HTML {
 		y := top + ch*float64(i)
 		s.text(left-8, y+ch/2+4, "end", "label", clipName(g.Name, 22))
 		for j, code := range codes {
-			p := modeOf(g, code).All
+			p := g.Mode(code).All
 			share, _ := p.Share()
 			x := left + cw*float64(j)
 			s.linked(l.to(g, "", code), func() {
