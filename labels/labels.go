@@ -481,7 +481,12 @@ func parseMode(s string) (string, error) {
 	if code := taxonomy.MAST.MapLabel(s).Code; code != "" {
 		return code, nil
 	}
-	return "", fmt.Errorf("unknown mode %q (write a MAST code, FM-1.1 to FM-3.3, or a mode's name)", trace.Clip(s, 60))
+	// faultline's own system codes (SYS-1 …) label harness and
+	// infrastructure failures, which reference label sets mark too.
+	if m, ok := taxonomy.System.Mode(s); ok {
+		return m.Code, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (write a MAST code, FM-1.1 to FM-3.3, a mode's name, or a system code, SYS-1 to SYS-%d)", trace.Clip(s, 60), len(taxonomy.System.Modes))
 }
 
 func nameOf(code string) string {

@@ -62,6 +62,13 @@ func TestParse(t *testing.T) {
 			labels: "t1 FM-1.3 present [4 9] @2\nt1 FM-3.3 absent @3\nt2 FM-1.3 unsure @4\nt2 FM-3.3 absent implied\n",
 		},
 		{
+			name:   "system codes label harness failures beside MAST modes",
+			format: "json",
+			input: `{"trace": "t1", "mode": "SYS-1", "present": true, "steps": [3]}
+{"trace": "t2", "mode": "FM-3.1", "present": true}`,
+			labels: "t1 FM-3.1 absent implied\nt1 SYS-1 present [3] @1\nt2 FM-3.1 present @2\nt2 SYS-1 absent implied\n",
+		},
+		{
 			name:   "json lines: each bad line costs only itself",
 			format: "json",
 			input: `{"trace": "t1", "mode": "FM-1.3", "present": true}
@@ -80,7 +87,7 @@ not json
 			labels: "t1 FM-1.1 absent implied\nt1 FM-1.3 present @1\nt3 FM-1.1 present @12\nt3 FM-1.3 absent implied\n",
 			issues: []string{
 				`notice 0: fields "reviewer" are not label fields (trace, mode, present, steps, quote, note); ignored`,
-				`error 2: unknown mode "FM-9.9" (write a MAST code, FM-1.1 to FM-3.3, or a mode's name); label skipped`,
+				`error 2: unknown mode "FM-9.9" (write a MAST code, FM-1.1 to FM-3.3, a mode's name, or a system code, SYS-1 to SYS-4); label skipped`,
 				`error 3: bad JSON: invalid character 'o' in literal null (expecting 'u'); label skipped`,
 				`error 4: field "trace" should be a string, found a number; label skipped`,
 				`error 5: present is "maybe"; write true, false or unsure; label skipped`,
@@ -190,7 +197,7 @@ func checkSet(t *testing.T, set *Set, issues []ingest.Issue, input []byte) {
 		if strings.TrimSpace(l.Trace) == "" {
 			t.Errorf("label without a trace: %+v", l)
 		}
-		if m, ok := taxonomy.MAST.Mode(l.Mode); !ok || m.Code != l.Mode {
+		if m, _, ok := taxonomy.Lookup(l.Mode); !ok || m.Code != l.Mode {
 			t.Errorf("label with mode %q", l.Mode)
 		}
 		switch l.Verdict {
