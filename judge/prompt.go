@@ -20,7 +20,7 @@ import (
 // promptRevision is bumped whenever the wording of the prompt or the way a
 // trace is rendered changes, so that traces judged with the old prompt are
 // judged again.
-const promptRevision = 1
+const promptRevision = 2
 
 // systemPrompt is the static part of every call: instructions, the
 // taxonomy's definitions and the answer format. It comes first and never

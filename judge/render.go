@@ -172,26 +172,25 @@ func stepBody(s *trace.Step) string {
 	}
 }
 
-// compact squeezes runs of spaces and tabs, trailing blanks and empty lines.
-// Quotes are checked whitespace-normalised, so a quote copied from the
-// compacted text still matches the original.
+// compact drops trailing blanks from every line and collapses runs of empty
+// lines to one, and nothing else: leading whitespace is kept because it is
+// meaning in code (a Python block an agent wrote in a chat step cannot be
+// judged without its indentation). Quotes are checked whitespace-normalised,
+// so a quote copied from the compacted text still matches the original.
 func compact(s string) string {
 	lines := strings.Split(strings.ReplaceAll(s, "\r", ""), "\n")
 	out := lines[:0]
 	blank := false
 	for _, l := range lines {
-		l = strings.Join(strings.FieldsFunc(l, func(r rune) bool { return r == ' ' || r == '\t' }), " ")
-		if l == "" {
-			if blank {
-				continue
-			}
-			blank = true
-		} else {
-			blank = false
+		l = strings.TrimRight(l, " \t")
+		if l == "" && blank {
+			continue
 		}
+		blank = l == ""
 		out = append(out, l)
 	}
-	return strings.TrimSpace(strings.Join(out, "\n"))
+	// Empty lines at either end, not the first line's indentation.
+	return strings.Trim(strings.Join(out, "\n"), "\n")
 }
 
 // cut keeps the first two thirds and the last third of limit runes of s,
@@ -212,7 +211,9 @@ func cut(s string, limit int) string {
 		tailStart += i + 1
 	}
 	dropped := utf8.RuneCountInString(s[headEnd:tailStart])
-	return strings.TrimRight(s[:headEnd], " \n") + "\n[… " + thousands(dropped) + " characters cut …]\n" + strings.TrimLeft(s[tailStart:], " \n")
+	// The tail keeps its leading spaces: when it starts at a line, they are
+	// that line's indentation.
+	return strings.TrimRight(s[:headEnd], " \n") + "\n[… " + thousands(dropped) + " characters cut …]\n" + strings.TrimLeft(s[tailStart:], "\n")
 }
 
 // byteOffset returns the byte offset of the rune at index runes in s.
@@ -297,14 +298,21 @@ func stepList(steps []int) string {
 	return strings.Join(ids, ", ")
 }
 
-// spanOf describes a run of consecutive steps: S3-S40, or S3.
+// spanOf describes steps in ascending order as runs of consecutive ids:
+// S3-S40, S3, or S2-S7, S12.
 func spanOf(steps []int) string {
-	if len(steps) == 0 {
-		return ""
+	var runs []string
+	for i := 0; i < len(steps); {
+		j := i
+		for j+1 < len(steps) && steps[j+1] == steps[j]+1 {
+			j++
+		}
+		if i == j {
+			runs = append(runs, fmt.Sprintf("S%d", steps[i]))
+		} else {
+			runs = append(runs, fmt.Sprintf("S%d-S%d", steps[i], steps[j]))
+		}
+		i = j + 1
 	}
-	first, last := steps[0], steps[len(steps)-1]
-	if first == last {
-		return fmt.Sprintf("S%d", first)
-	}
-	return fmt.Sprintf("S%d-S%d", first, last)
+	return strings.Join(runs, ", ")
 }

@@ -127,7 +127,7 @@ func TestJudgeExamplesThenShowAnalyzeEval(t *testing.T) {
 	// An immediate second run makes no call.
 	srv.Reset()
 	out, errOut, code = c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL())
-	if code != exitOK || len(srv.Calls()) != 0 || !strings.Contains(out, "judged 0 traces with fake-model (source judge:fake-model, prompt p1-") || !strings.Contains(out, fmt.Sprintf("0 ok, 0 failed, %d already judged", n)) {
+	if code != exitOK || len(srv.Calls()) != 0 || !strings.Contains(out, "judged 0 traces with fake-model (source judge:fake-model, prompt "+res.PromptVersion+")") || !strings.Contains(out, fmt.Sprintf("0 ok, 0 failed, %d already judged", n)) {
 		t.Errorf("second run: exit %d, %d calls\n%s%s", code, len(srv.Calls()), out, errOut)
 	}
 }
