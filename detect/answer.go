@@ -2,13 +2,12 @@ package detect
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
-	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/itbench"
 	"github.com/faultline/faultline/trace"
+	"github.com/faultline/faultline/trace/toolcall"
 )
 
 // answerFacts is what became of the output file the task requires (see
@@ -16,14 +15,15 @@ import (
 // exists at the end, and its final content when the trace shows it whole.
 type answerFacts struct {
 	File        string
-	Writes      []int // calls that write the file, in order
+	Writes      []int // calls that try to write the file, in order, whether or not they succeeded
+	Good        []int // those of Writes that succeeded
 	Validations []int // calls that run the task's validator on it, in order
 	// Exists is true when some step shows the file was there: a write, a read
 	// or a validation of it succeeded, or the run directory holds it.
 	Exists bool
 	// Content is the final version of the file, when known: the file from the
-	// run directory, or the last version a step showed whole (a complete
-	// write, or a read that printed it) with no write after it.
+	// run directory, or what toolcall.Final reads from the trace (a printed
+	// copy after the last write, or the last write that showed it whole).
 	Content      string
 	ContentKnown bool
 	ContentStep  int // the step Content was seen at; -1 when it came from the run directory
@@ -44,60 +44,23 @@ func (f *facts) answerFile() *answerFacts {
 		return f.answer
 	}
 	spec := f.task()
-	a := &answerFacts{File: spec.Output, ContentStep: -1}
+	final := toolcall.Final(f.t, spec.Output)
+	a := &answerFacts{File: spec.Output, Writes: final.Attempts, Good: final.Writes, Exists: final.Exists,
+		Content: final.Content, ContentKnown: final.Known, ContentStep: final.At}
 	f.answer = a
-	t := f.t
-
-	patterns := patternsFor(a.File)
-	versionKnown := false
-	for i := range t.Steps {
-		s := &t.Steps[i]
-		if s.Kind != trace.KindToolCall || isPlanTool(s.Tool) || !strings.Contains(s.Args, a.File) {
-			continue
-		}
-		cmd := f.command(i)
-		redirects := patterns.write.MatchString(cmd)
-		// Writes the ingest layer recognises (patches, and heredocs and echoes
-		// redirected into the file) carry the content written, when the call
-		// shows it whole.
-		var w ingest.FileWrite
-		recognised := false
-		if redirects || strings.Contains(cmd, "*** Begin Patch") {
-			w, recognised = ingest.LastWrite(&trace.Trace{Steps: t.Steps[i : i+1]}, a.File)
-		}
-		content := w.Content
-		if !w.Complete {
-			content = "\x00"
-		}
-		isWrite := recognised || redirects
-		isValidation := spec.Validator != "" && runsCommand(cmd, spec.Validator)
-		ok := f.succeeded(i)
-		if isWrite {
-			a.Writes = append(a.Writes, i)
-			if ok {
-				a.Exists = true
-				versionKnown = recognised && content != "\x00"
-				a.Content, a.ContentStep = content, i
+	if spec.Validator != "" {
+		for i := range f.t.Steps {
+			s := &f.t.Steps[i]
+			if s.Kind != trace.KindToolCall || isPlanTool(s.Tool) || !strings.Contains(s.Args, a.File) {
+				continue
 			}
-		}
-		if isValidation {
-			a.Validations = append(a.Validations, i)
-		}
-		if !isWrite && ok && (isValidation || patterns.read.MatchString(cmd)) {
-			a.Exists = true
-			// A command that printed the whole file shows the version current
-			// at that point.
-			if out := strings.TrimSpace(f.output(i)); patterns.print.MatchString(cmd) && json.Valid([]byte(out)) {
-				versionKnown = true
-				a.Content, a.ContentStep = out, i
+			if runsCommand(f.command(i), spec.Validator) {
+				a.Validations = append(a.Validations, i)
+				a.Exists = a.Exists || f.succeeded(i)
 			}
 		}
 	}
-	a.ContentKnown = versionKnown
-	if !versionKnown {
-		a.Content, a.ContentStep = "", -1
-	}
-	if t.Diagnosis != nil && t.Diagnosis.Body != "" {
+	if t := f.t; t.Diagnosis != nil && t.Diagnosis.Body != "" {
 		a.Exists, a.ContentKnown, a.Content, a.ContentStep = true, true, t.Diagnosis.Body, -1
 	}
 	return a
@@ -160,47 +123,8 @@ func commandPosition(cmd string, at int) bool {
 	return false
 }
 
-var filePatterns struct {
-	sync.Mutex
-	byFile map[string]*filePattern
-}
-
-// filePattern recognises, in a command, what the patches and heredocs ingest
-// recognises do not: the other ways to write a file (a redirection, tee,
-// touch, a copy or move onto it, an in-place sed, a script opening it for
-// writing), the commands that read it (cat, head, jq, ls, test -f …), which
-// succeed only if it exists, and those that print it whole (cat, `jq .`,
-// json.tool).
-type filePattern struct {
-	write, read, print *regexp.Regexp
-}
-
-func patternsFor(file string) *filePattern {
-	filePatterns.Lock()
-	defer filePatterns.Unlock()
-	if p, ok := filePatterns.byFile[file]; ok {
-		return p
-	}
-	f := regexp.QuoteMeta(file)
-	path := `['"]?[^\s'"<>|;&]*` + f + `\b`
-	p := &filePattern{
-		write: regexp.MustCompile(`>>?\s*` + path +
-			`|\btee\s+(?:-a\s+)?` + path +
-			`|\b(?:touch|cp|mv|install)\s[^\n;&|]*` + f + `['"]?\s*(?:$|[;&|\n])` +
-			`|\bsed\s+-i\b[^\n;&|]*` + f +
-			`|\bopen\(\s*['"][^'"]*` + f + `['"]\s*,\s*['"][wa]`),
-		read:  regexp.MustCompile(`(?:^|[\s;&|(])(?:cat|head|tail|less|wc|stat|ls|file|test\s+-[efs]|\[\s+-[efs]|jq|python3?\s+-m\s+json\.tool)\b[^\n;&|]*` + f),
-		print: regexp.MustCompile(`(?:^|[\s;&|(])(?:cat|jq(?:\s+-[a-zA-Z]+)*\s+['"]?\.['"]?|python3?\s+-m\s+json\.tool)\s+` + path),
-	}
-	if filePatterns.byFile == nil {
-		filePatterns.byFile = map[string]*filePattern{}
-	}
-	filePatterns.byFile[file] = p
-	return p
-}
-
 // zeroSections decodes an answer in ITBench Zero's diagnosis schema
-// (ingest.AnswerFile: entities, propagations, alerts_explained) into its
+// (itbench.AnswerFile: entities, propagations, alerts_explained) into its
 // top-level fields, kept raw so that a wrong type can be told from an absent
 // field; nil when text is not a JSON object.
 func zeroSections(text string) map[string]json.RawMessage {
@@ -226,7 +150,7 @@ func objects(raw json.RawMessage) (list []map[string]any, ok bool) {
 // diagnosis instead of writing it). step is where it was seen (-1: the run
 // directory).
 func (f *facts) diagnosisText() (text string, step int, ok bool) {
-	if f.task().Output == ingest.AnswerFile {
+	if f.task().Output == itbench.AnswerFile {
 		if a := f.answerFile(); a.ContentKnown {
 			return a.Content, a.ContentStep, true
 		}
@@ -269,12 +193,10 @@ func (f *facts) contentSteps(a *answerFacts) []int {
 
 // lastGoodWrite returns the last write of the answer file that succeeded, or -1.
 func (f *facts) lastGoodWrite(a *answerFacts) int {
-	for k := len(a.Writes) - 1; k >= 0; k-- {
-		if f.succeeded(a.Writes[k]) {
-			return a.Writes[k]
-		}
+	if len(a.Good) == 0 {
+		return -1
 	}
-	return -1
+	return a.Good[len(a.Good)-1]
 }
 
 // passedValidationAfter returns the first validation of the answer file at

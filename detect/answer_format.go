@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/itbench"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -44,7 +44,7 @@ var (
 func runAnswerFormat(p *Pass) {
 	t, f := p.Trace, p.facts
 	spec := f.task()
-	if !f.agentActed() || spec.Output != ingest.AnswerFile {
+	if !f.agentActed() || spec.Output != itbench.AnswerFile {
 		return
 	}
 	a := f.answerFile()

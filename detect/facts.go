@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/trace"
+	"github.com/faultline/faultline/trace/toolcall"
 )
 
 // facts are observations about one trace that several detectors need: who
@@ -89,23 +90,13 @@ func (f *facts) agentActed() bool {
 // failed reports whether a tool call's result reports a failure. A call
 // without a result (a run cut short, a format that does not pair calls with
 // results) has neither failed nor succeeded.
-func (f *facts) failed(call int) bool {
-	r := f.t.Result(call)
-	return r != nil && (r.IsError || (r.ExitCode != nil && *r.ExitCode != 0))
-}
+func (f *facts) failed(call int) bool { return toolcall.Failed(f.t, call) }
 
 // succeeded reports whether a tool call has a result that reports no failure.
-func (f *facts) succeeded(call int) bool {
-	return f.t.Result(call) != nil && !f.failed(call)
-}
+func (f *facts) succeeded(call int) bool { return toolcall.Succeeded(f.t, call) }
 
 // output returns the text of a call's result, or "" when it has none.
-func (f *facts) output(call int) string {
-	if r := f.t.Result(call); r != nil {
-		return r.Text
-	}
-	return ""
-}
+func (f *facts) output(call int) string { return toolcall.Output(f.t, call) }
 
 // callFacts is what a tool call's arguments say, read once: they are JSON
 // for most tools, and several detectors need the command, the normalised
@@ -133,7 +124,7 @@ func (f *facts) call(i int) *callFacts {
 	if !strings.HasPrefix(strings.TrimSpace(s.Args), "{") || json.Unmarshal([]byte(s.Args), &args) != nil {
 		args = nil
 	}
-	c := &callFacts{command: commandOf(s.Args, args), targets: targetsOf(args)}
+	c := &callFacts{command: toolcall.CommandOf(s.Args, args), targets: targetsOf(args)}
 	c.key, c.nearKey = requestKeys(s.Tool, s.Args, args, c.command)
 	f.calls[i] = c
 	return c
@@ -143,34 +134,6 @@ func (f *facts) call(i int) *callFacts {
 // shell call (unwrapped from `bash -lc`), the code of a code tool, the body
 // of a patch, or the arguments verbatim when they have none of these.
 func (f *facts) command(call int) string { return f.call(call).command }
-
-// shellWrappers are interpreters whose "-c" argument is the real command.
-var shellWrappers = map[string]bool{"bash": true, "sh": true, "zsh": true, "/bin/bash": true, "/bin/sh": true, "/bin/zsh": true}
-
-// commandOf reads the command of a call from its top-level arguments (nil
-// when they are not a JSON object).
-func commandOf(raw string, args map[string]json.RawMessage) string {
-	if args == nil {
-		return raw
-	}
-	var argv []string
-	var str string
-	switch c := args["command"]; {
-	case json.Unmarshal(c, &argv) == nil && len(argv) > 0:
-		if len(argv) >= 3 && shellWrappers[argv[0]] && strings.HasPrefix(argv[1], "-") && strings.HasSuffix(argv[1], "c") {
-			return strings.Join(argv[2:], " ")
-		}
-		return strings.Join(argv, " ")
-	case json.Unmarshal(c, &str) == nil && str != "":
-		return str
-	}
-	for _, k := range []string{"cmd", "input", "code", "script"} {
-		if json.Unmarshal(args[k], &str) == nil && str != "" {
-			return str
-		}
-	}
-	return raw
-}
 
 // shortTool drops an MCP-style "mcp__server__" prefix from a tool name.
 func shortTool(name string) string {

@@ -195,7 +195,7 @@ func TestAnswerFacts(t *testing.T) {
 		`call update_plan {"plan":[{"step":"Write agent_output.json","status":"completed"}]} => ok`)
 	a := newFacts(tr).answerFile()
 	if a.File != "agent_output.json" || !slices.Equal(a.Writes, []int{3, 5}) || !slices.Equal(a.Validations, []int{7}) ||
-		!a.Exists || !a.ContentKnown || a.ContentStep != 7 || a.Content != goodAnswer {
+		!a.Exists || !a.ContentKnown || a.ContentStep != 7 || strings.TrimSpace(a.Content) != goodAnswer {
 		t.Errorf("got %+v", *a)
 	}
 	if newFacts(build(`task Say hi.`)).answerFile() != nil {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/itbench"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -83,7 +83,7 @@ func unusableAnswer(file, content string) (string, float64) {
 	if strings.EqualFold(filepath.Ext(file), ".json") && !json.Valid([]byte(content)) {
 		return "is not valid JSON", 0.85
 	}
-	if file != ingest.AnswerFile {
+	if file != itbench.AnswerFile {
 		return "", 0
 	}
 	top := zeroSections(content)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/itbench"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -152,34 +153,6 @@ func TestZeroRunDirectory(t *testing.T) {
 	}
 }
 
-func TestLastWrite(t *testing.T) {
-	tests := []struct {
-		name, args string
-		content    string
-		complete   bool
-		found      bool
-	}{
-		{"patch add", `{"input":"*** Begin Patch\n*** Add File: agent_output.json\n+{\n+  \"a\": 1\n+}\n*** End Patch"}`, "{\n  \"a\": 1\n}", true, true},
-		{"patch update", `{"input":"*** Begin Patch\n*** Update File: /w/agent_output.json\n@@\n-x\n+y\n*** End Patch"}`, "", false, true},
-		{"raw patch", "*** Begin Patch\n*** Add File: out/agent_output.json\n+[]\n*** End Patch", "[]", true, true},
-		{"heredoc", `{"command":["bash","-lc","cat <<'EOF' > /w/agent_output.json\n{\"a\":2}\nEOF"]}`, `{"a":2}`, true, true},
-		{"heredoc redirect first", `{"command":"cat > agent_output.json << EOF\n{}\nEOF\n"}`, `{}`, true, true},
-		{"echo", `{"command":["bash","-lc","echo '{\"entities\": []}' > /w/agent_output.json"]}`, `{"entities": []}`, true, true},
-		{"read only", `{"command":["cat","agent_output.json"]}`, "", false, false},
-		{"other file", `{"command":["bash","-lc","echo '{}' > agent_output.json.bak"]}`, "", false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tr := &trace.Trace{ID: "t"}
-			tr.Append(trace.Step{Kind: trace.KindToolCall, Tool: "x", Args: tt.args})
-			w, ok := LastWrite(tr, AnswerFile)
-			if ok != tt.found || w.Content != tt.content || w.Complete != tt.complete {
-				t.Errorf("got %+v %v, want %q complete=%v found=%v", w, ok, tt.content, tt.complete, tt.found)
-			}
-		})
-	}
-}
-
 func TestPublishedTrajectoriesLayout(t *testing.T) {
 	dir := t.TempDir()
 	run := filepath.Join("zero", "gpt-oss-120b", "sre", "Scenario-27", "run_3")
@@ -196,7 +169,7 @@ func TestPublishedTrajectoriesLayout(t *testing.T) {
 	if tr == nil || tr.Scenario != "27" || tr.Trial != "run_3" || tr.Diagnosis == nil {
 		t.Fatalf("trace = %+v", tr)
 	}
-	if len(tr.Outcomes) != 1 || tr.Outcomes[0].Source != OfficialSource || *tr.Outcomes[0].Score != 1 || !*tr.Outcomes[0].Success ||
+	if len(tr.Outcomes) != 1 || tr.Outcomes[0].Source != itbench.OfficialSource || *tr.Outcomes[0].Score != 1 || !*tr.Outcomes[0].Success ||
 		!strings.Contains(tr.Outcomes[0].Detail, `"root_cause_entity_k@1_recall":0`) || strings.Contains(tr.Outcomes[0].Detail, "other") {
 		t.Errorf("official outcome = %+v", tr.Outcomes)
 	}

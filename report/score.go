@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/analyze"
+	"github.com/faultline/faultline/itbench"
 	"github.com/faultline/faultline/score"
 )
 
@@ -52,9 +53,12 @@ func WriteScores(w io.Writer, res *analyze.ScoreResult, details bool) error {
 		return err
 	}
 	fmt.Fprintf(w, "\n\"all\" is the mean of the %d scenario means ± its standard error; a scenario's cell is the mean over its trials.\n", len(agg.Scenarios))
-	if agg.Unscored > 0 {
-		fmt.Fprintf(w, "%d traces could not be scored (no ground truth for their scenario).\n", agg.Unscored)
+	for _, st := range []score.Status{score.NotDiagnosis, score.Unreadable, score.NoGroundTruth} {
+		if n := agg.UnscoredBy[st]; n > 0 {
+			fmt.Fprintf(w, "%s left unscored: %s.\n", plural(n, "trace", "traces"), unscoredWhy[st])
+		}
 	}
+	writeChanges(w, res)
 	if len(res.Disagreements) == 0 {
 		return nil
 	}
@@ -63,6 +67,41 @@ func WriteScores(w io.Writer, res *analyze.ScoreResult, details bool) error {
 		fmt.Fprintf(w, "  %s: recall ours %s, official %s\n", d.TraceID, num(d.Ours), num(d.Official))
 	}
 	return nil
+}
+
+// unscoredWhy says why traces of each unscored status have no score.
+var unscoredWhy = map[score.Status]string{
+	score.NotDiagnosis:  "their task is not a root-cause diagnosis (a remediation plan, say), which this ground truth does not grade",
+	score.Unreadable:    "they wrote agent_output.json in a way the trace does not show (a script, a patch to an unseen version) and never printed it",
+	score.NoGroundTruth: "no ground truth for their scenario",
+}
+
+// writeChanges says how the stored outcomes change (or, on a dry run,
+// would), listing each changed one, and which traces were left to the
+// ground truth beside them.
+func writeChanges(w io.Writer, res *analyze.ScoreResult) {
+	c := res.Changes
+	verb := "outcomes"
+	if res.DryRun {
+		verb = "dry run, nothing stored; outcomes that would be"
+	}
+	fmt.Fprintf(w, "\n%s: %d new, %d changed, %d unchanged.\n", verb, c.New, c.Changed, c.Unchanged)
+	for _, ch := range c.List {
+		fmt.Fprintf(w, "  %s (%s): %s → %s\n", ch.TraceID, orDash(ch.Model), OutcomeText(ch.Before), OutcomeText(ch.After))
+	}
+	if len(res.Elsewhere) > 0 {
+		by := map[string]int{}
+		var files []string
+		for _, e := range res.Elsewhere {
+			if by[e.GroundTruth] == 0 {
+				files = append(files, e.GroundTruth)
+			}
+			by[e.GroundTruth]++
+		}
+		for _, f := range files {
+			fmt.Fprintf(w, "%s left out: a ground truth of their own lies beside them (%s), and only it grades them.\n", plural(by[f], "trace", "traces"), f)
+		}
+	}
 }
 
 func writePredictions(w io.Writer, scores []score.TraceScore) {
@@ -92,12 +131,13 @@ func answerText(ts score.TraceScore) string {
 	switch {
 	case ts.Status != score.Scored:
 		return string(ts.Status)
-	case strings.HasPrefix(ts.Diagnosis, "step"):
-		return ts.Diagnosis
 	case ts.Repaired != "":
 		return "agent_output.json (repaired)"
+	case strings.HasPrefix(ts.Diagnosis, "step"), strings.HasPrefix(ts.Diagnosis, itbench.AnswerFile+" "):
+		// Which step showed the answer, and how.
+		return ts.Diagnosis
 	}
-	return "agent_output.json"
+	return "agent_output.json (run directory)"
 }
 
 func num(x float64) string { return fmt.Sprintf("%.2f", x) }

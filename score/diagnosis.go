@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
-	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/itbench"
 	"github.com/faultline/faultline/trace"
+	"github.com/faultline/faultline/trace/toolcall"
 )
 
 // Diagnosis is an ITBench answer: the entities blamed, in order, and the
@@ -46,17 +48,37 @@ func (d *Diagnosis) Predictions() []string {
 // ErrNoAnswer means a run produced no diagnosis at all.
 var ErrNoAnswer = errors.New("no answer: no agent_output.json and no diagnosis in the trace")
 
+// UnreadableError means the run did write its answer file, but the trace
+// does not show what it wrote (a script wrote it, a patch did not apply to
+// any version the trace shows) and nothing printed it afterwards: the
+// answer exists and cannot be graded, which is not the same as no answer.
+type UnreadableError struct {
+	Step int    // the write whose content is not shown
+	Why  string // what could not be read
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("answer not readable from the trace: %s, and no later step printed %s", e.Why, itbench.AnswerFile)
+}
+
 // DiagnosisOf finds a trace's diagnosis: the run directory's
-// agent_output.json attached at ingest, else the trace's last complete write
-// of that file, else a JSON block in its final message. It returns
-// ErrNoAnswer when there is none, and an error naming the location when the
+// agent_output.json attached at ingest; else what the run's own successful
+// writes of that file left in it, as toolcall.Final reads it (a printed copy
+// after the last write is the best evidence; a write whose call failed does
+// not count); else a JSON block in its final message. It returns ErrNoAnswer
+// when there is none, an *UnreadableError when the run wrote the file in a
+// way the trace does not show, and an error naming the location when the
 // answer is not readable JSON even after unambiguous repairs.
 func DiagnosisOf(t *trace.Trace) (*Diagnosis, error) {
 	if t.Diagnosis != nil {
 		return ParseDiagnosis([]byte(t.Diagnosis.Body), t.Diagnosis.Source)
 	}
-	if w, ok := ingest.LastWrite(t, ingest.AnswerFile); ok && w.Complete {
-		return ParseDiagnosis([]byte(w.Content), fmt.Sprintf("step %d (last write of %s)", w.Step, ingest.AnswerFile))
+	file := toolcall.Final(t, itbench.AnswerFile)
+	if len(file.Writes) > 0 {
+		if !file.Known {
+			return nil, &UnreadableError{Step: file.Blind, Why: file.Why}
+		}
+		return ParseDiagnosis([]byte(file.Content), fmt.Sprintf("%s %s", itbench.AnswerFile, file.Evidence))
 	}
 	for i := len(t.Steps) - 1; i >= 0; i-- {
 		s := &t.Steps[i]
@@ -68,7 +90,19 @@ func DiagnosisOf(t *trace.Trace) (*Diagnosis, error) {
 		}
 		break
 	}
+	if len(file.Attempts) > 0 {
+		return nil, fmt.Errorf("%w: every write of %s failed (steps %s)", ErrNoAnswer, itbench.AnswerFile, joinSteps(file.Attempts))
+	}
 	return nil, ErrNoAnswer
+}
+
+// joinSteps writes step indices as "3, 5, 9".
+func joinSteps(steps []int) string {
+	parts := make([]string, len(steps))
+	for i, s := range steps {
+		parts[i] = strconv.Itoa(s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 var fencedJSON = regexp.MustCompile("(?s)```(?:json)?\\s*\\n(.*?)```")

@@ -296,34 +296,41 @@ type Set map[string]*GroundTruth
 // LoadPath reads ground truth from a file or, recursively, from every file
 // under a directory whose content is a ground-truth document.
 func LoadPath(path, scenarioFlag string) (Set, []string, error) {
-	info, err := os.Stat(path)
+	files, err := Files(path)
 	if err != nil {
 		return nil, nil, err
-	}
-	files := []string{path}
-	if info.IsDir() {
-		files = nil
-		err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && p != path && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			if d.Type().IsRegular() && LooksLikeGroundTruthFile(p) {
-				files = append(files, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
 	}
 	set, problems, err := LoadFiles(files, scenarioFlag)
 	if err == nil && len(set) == 0 {
 		err = fmt.Errorf("%s: no ground truth found", path)
 	}
 	return set, problems, err
+}
+
+// Files lists the ground-truth files at path: the file itself, or every
+// file under the directory whose content is a ground-truth document.
+func Files(path string) ([]string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != path && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		if d.Type().IsRegular() && LooksLikeGroundTruthFile(p) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files, err
 }
 
 // LoadFiles reads ground-truth files. A document without an id takes it
@@ -379,4 +386,53 @@ func scenarioFromDir(path string) string {
 			return ""
 		}
 	}
+}
+
+// besideNames are the file names ground truth is kept under beside runs:
+// the consolidated file and ITBench's per-scenario documents.
+var besideNames = []string{"ground_truths.json", "ground_truth.json", "groundtruth.json", "groundtruth_v1.yaml", "groundtruth.yaml", "ground_truth.yaml", "ground_truth.yml"}
+
+// Beside finds the ground truth that lies beside a run: in the directory
+// of its trace file or one of that directory's ancestors. A cohort that
+// ships its own ground truth (a simulated one whose made-up incidents
+// reuse real incident ids, or runs of an older benchmark release whose
+// ground truth has since changed) is graded by that file alone. Lookups
+// are cached per directory.
+type Beside struct {
+	dirs map[string]string // directory → ground-truth file found there or above ("" for none)
+}
+
+// NewBeside returns an empty finder.
+func NewBeside() *Beside { return &Beside{dirs: map[string]string{}} }
+
+// Of returns the absolute path of the ground-truth file nearest above the
+// trace file at path, or "" when there is none (or path is not a file on
+// this machine).
+func (b *Beside) Of(path string) string {
+	if path == "" || path == "-" {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	return b.dir(filepath.Dir(abs))
+}
+
+func (b *Beside) dir(dir string) string {
+	if found, ok := b.dirs[dir]; ok {
+		return found
+	}
+	found := ""
+	for _, name := range besideNames {
+		if p := filepath.Join(dir, name); LooksLikeGroundTruthFile(p) {
+			found = p
+			break
+		}
+	}
+	if parent := filepath.Dir(dir); found == "" && parent != dir {
+		found = b.dir(parent)
+	}
+	b.dirs[dir] = found
+	return found
 }

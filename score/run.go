@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/itbench"
 	"github.com/faultline/faultline/stats"
 	"github.com/faultline/faultline/trace"
 )
@@ -21,7 +22,17 @@ const (
 	NoAnswer      Status = "no answer"      // no diagnosis at all: scored 0
 	InvalidAnswer Status = "invalid answer" // a diagnosis that is not readable JSON: scored 0
 	NoGroundTruth Status = "no ground truth"
+	// Unreadable: the run wrote its answer file in a way the trace does not
+	// show (a script, a patch to a version never shown), and nothing printed
+	// it afterwards. Not scored: the answer exists and cannot be graded.
+	Unreadable Status = "unreadable answer"
+	// NotDiagnosis: the run's task is not a root-cause diagnosis (a
+	// remediation plan): ground truth cannot grade it. Not scored.
+	NotDiagnosis Status = "not a diagnosis"
 )
+
+// Unscored reports whether a status leaves the trace without a score.
+func (s Status) Unscored() bool { return s == NoGroundTruth || s == Unreadable || s == NotDiagnosis }
 
 // TraceScore is one trace's diagnosis scored.
 type TraceScore struct {
@@ -34,6 +45,9 @@ type TraceScore struct {
 	Diagnosis string `json:"diagnosis,omitempty"`
 	Repaired  string `json:"repaired,omitempty"`
 	Problem   string `json:"problem,omitempty"`
+	// GroundTruth is the file (and record) of the ground truth the trace
+	// was held against.
+	GroundTruth string `json:"ground_truth,omitempty"`
 	*EntityScore
 }
 
@@ -44,7 +58,14 @@ func ScoreTrace(t *trace.Trace, set Set, scenario string, opts Options) TraceSco
 	if scenario != "" {
 		ts.Scenario = ScenarioID(scenario)
 	}
+	if task := itbench.ClassifyTask(t.Task); !task.Scored() {
+		ts.Status, ts.Problem = NotDiagnosis, task.Why()
+		return ts
+	}
 	gt, ok := set[ts.Scenario]
+	if ok {
+		ts.GroundTruth = gt.Source
+	}
 	if !ok {
 		ts.Status = NoGroundTruth
 		if ts.Scenario == "" {
@@ -55,7 +76,11 @@ func ScoreTrace(t *trace.Trace, set Set, scenario string, opts Options) TraceSco
 		return ts
 	}
 	d, err := DiagnosisOf(t)
+	var unreadable *UnreadableError
 	switch {
+	case errors.As(err, &unreadable):
+		ts.Status, ts.Problem = Unreadable, err.Error()
+		return ts
 	case errors.Is(err, ErrNoAnswer):
 		ts.Status, ts.Problem = NoAnswer, err.Error()
 		empty := ScoreEntities(gt, nil, nil, opts)
@@ -118,23 +143,33 @@ const OutcomeSource = "itbench"
 
 // Outcome turns a score into a stored outcome: success when the metric
 // reaches the threshold.
+//
+// A trace left unscored for a reason the report should give (its task is
+// not a diagnosis, its answer cannot be read) gets an undecided outcome:
+// no score and no success, with the status and the problem in its detail.
+// It also replaces whatever this source had stored before.
 func (ts TraceScore) Outcome(m Metric, threshold float64) (trace.Outcome, bool) {
+	metric := "root_cause_" + strings.ReplaceAll(string(m), "@", "_at_")
 	if ts.EntityScore == nil {
-		return trace.Outcome{}, false
+		if ts.Status != Unreadable && ts.Status != NotDiagnosis {
+			return trace.Outcome{}, false
+		}
+		detail, _ := json.Marshal(map[string]any{"status": ts.Status, "problem": ts.Problem, "ground_truth": ts.GroundTruth})
+		return trace.Outcome{Source: OutcomeSource, Metric: metric, Detail: string(detail)}, true
 	}
 	v, ok := m.Value(ts.EntityScore)
 	if !ok {
 		return trace.Outcome{}, false
 	}
 	success := v >= threshold
-	detail, _ := json.Marshal(map[string]any{
+	detail, _ := json.Marshal(map[string]any{"ground_truth": ts.GroundTruth,
 		"status": ts.Status, "diagnosis": ts.Diagnosis, "problem": ts.Problem, "precision": ts.Precision,
 		"recall": ts.Recall, "f1": ts.F1, "matched_roots": ts.MatchedRoots, "root_classes": ts.RootClasses,
 		// What each blamed entity matched, so that the diagnosis can be shown
 		// against the ground truth without reading it again.
 		"predictions": ts.Predictions,
 	})
-	return trace.Outcome{Source: OutcomeSource, Metric: "root_cause_" + strings.ReplaceAll(string(m), "@", "_at_"), Score: &v, Success: &success, Detail: string(detail)}, true
+	return trace.Outcome{Source: OutcomeSource, Metric: metric, Score: &v, Success: &success, Detail: string(detail)}, true
 }
 
 // Stat is a mean with its standard error.
@@ -178,16 +213,20 @@ type Aggregate struct {
 	PassAt1   Stat              `json:"pass_at_1"`
 	Trials    int               `json:"trials"`
 	NoAnswer  int               `json:"no_answer"`
-	Unscored  int               `json:"unscored"` // traces without ground truth
+	Unscored  int               `json:"unscored"` // traces left without a score
+	// UnscoredBy counts the unscored traces by why: no ground truth, not a
+	// diagnosis task, an answer the trace does not show.
+	UnscoredBy map[Status]int `json:"unscored_by"`
 }
 
 // Summarize aggregates trace scores.
 func Summarize(scores []TraceScore) Aggregate {
 	by := map[string][]TraceScore{}
-	agg := Aggregate{Overall: map[Metric]Stat{}}
+	agg := Aggregate{Overall: map[Metric]Stat{}, UnscoredBy: map[Status]int{}}
 	for _, ts := range scores {
 		if ts.EntityScore == nil {
 			agg.Unscored++
+			agg.UnscoredBy[ts.Status]++
 			continue
 		}
 		by[ts.Scenario] = append(by[ts.Scenario], ts)

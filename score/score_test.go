@@ -205,30 +205,101 @@ func TestParseDiagnosis(t *testing.T) {
 	}
 }
 
+// run builds a trace from calls, each given as tool, arguments, exit status
+// (-1: no result) and output, paired by call id.
+func run(id string, calls ...callSpec) *trace.Trace {
+	t := &trace.Trace{ID: id}
+	for i, c := range calls {
+		if c.final != "" {
+			t.Append(trace.Step{Kind: trace.KindFinal, Text: c.final})
+			continue
+		}
+		callID := fmt.Sprintf("c%d", i)
+		t.Append(trace.Step{Kind: trace.KindToolCall, Tool: c.tool, Args: c.args, CallID: callID})
+		if c.exit >= 0 {
+			exit := c.exit
+			t.Append(trace.Step{Kind: trace.KindToolResult, CallID: callID, ExitCode: &exit, IsError: exit != 0, Text: c.out})
+		}
+	}
+	t.Link()
+	return t
+}
+
+type callSpec struct {
+	tool, args string
+	exit       int
+	out, final string
+}
+
 func TestDiagnosisOf(t *testing.T) {
-	withFinal := &trace.Trace{ID: "f"}
-	withFinal.Append(trace.Step{Kind: trace.KindFinal, Text: "Root cause:\n```json\n{\"entities\":[{\"name\":\"ns/Pod/a\"}]}\n```"})
-	withWrite := &trace.Trace{ID: "w"}
-	withWrite.Append(trace.Step{Kind: trace.KindToolCall, Tool: "apply_patch", Args: `{"input":"*** Begin Patch\n*** Add File: agent_output.json\n+{\"entities\":[{\"name\":\"ns/Pod/b\"}]}\n*** End Patch"}`})
-	withWrite.Append(trace.Step{Kind: trace.KindFinal, Text: `{"entities":[{"name":"ignored"}]}`})
-	attached := &trace.Trace{ID: "a", Diagnosis: &trace.Diagnosis{Source: "run/agent_output.json", Body: `{"entities":[{"name":"ns/Pod/c"}]}`}}
+	const (
+		addB     = `{"input":"*** Begin Patch\n*** Add File: agent_output.json\n+{\"entities\":[{\"name\":\"ns/Pod/b\"}]}\n*** End Patch"}`
+		heredocD = `{"command":["bash","-lc","cat <<EOF > /w/agent_output.json\n{\"entities\":[{\"name\":\"ns/Pod/d\"}]}\nEOF"]}`
+		pyWrite  = `{"command":["/usr/bin/python3","-c","import json\ndata={'entities':[{'name':'ns/Pod/e'}]}\nwith open('agent_output.json','w') as f: json.dump(data, f)"]}`
+		jqPrint  = `{"command":["jq",".","agent_output.json"]}`
+	)
+	attached := &trace.Trace{ID: "attached", Diagnosis: &trace.Diagnosis{Source: "run/agent_output.json", Body: `{"entities":[{"name":"ns/Pod/c"}]}`}}
 	tests := []struct {
 		t      *trace.Trace
-		source string
+		source string // "" when an error is expected
 		pred   string
+		err    string
 	}{
-		{attached, "run/agent_output.json", "ns/Pod/c"},
-		{withWrite, "step 0 (last write of agent_output.json)", "ns/Pod/b"},
-		{withFinal, "step 0 (JSON in the final message)", "ns/Pod/a"},
+		{attached, "run/agent_output.json", "ns/Pod/c", ""},
+		{run("written", callSpec{tool: "apply_patch", args: addB, out: "Success."},
+			callSpec{final: `{"entities":[{"name":"ignored"}]}`}),
+			"agent_output.json written by step 0 (apply_patch)", "ns/Pod/b", ""},
+		{run("final", callSpec{final: "Root cause:\n```json\n{\"entities\":[{\"name\":\"ns/Pod/a\"}]}\n```"}),
+			"step 0 (JSON in the final message)", "ns/Pod/a", ""},
+		// A write whose call failed does not count, nor one whose result
+		// never came; the script that then wrote the file is read through
+		// the copy jq printed.
+		{run("failed-then-script",
+			callSpec{tool: "shell", args: heredocD, exit: 71, out: "sandbox-exec: execvp() of 'cat <<EOF > /w/agent_output.json' failed"},
+			callSpec{tool: "shell", args: pyWrite, exit: 0},
+			callSpec{tool: "shell", args: jqPrint, exit: 0, out: `{"entities":[{"name":"ns/Pod/e"}]}`},
+			callSpec{tool: "shell", args: heredocD, exit: -1}),
+			"agent_output.json printed by step 4 (jq)", "ns/Pod/e", ""},
+		{run("script-unprinted", callSpec{tool: "shell", args: pyWrite, exit: 0}), "", "",
+			"answer not readable from the trace: step 0 wrote it by script"},
+		{run("all-failed", callSpec{tool: "shell", args: heredocD, exit: 1, out: "denied"}), "", "",
+			"no answer: no agent_output.json and no diagnosis in the trace: every write of agent_output.json failed (steps 0)"},
+		{&trace.Trace{ID: "none"}, "", "", ErrNoAnswer.Error()},
 	}
 	for _, tt := range tests {
 		d, err := DiagnosisOf(tt.t)
+		if tt.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+				t.Errorf("%s: err %v, want %q", tt.t.ID, err, tt.err)
+			}
+			continue
+		}
 		if err != nil || d.Source != tt.source || d.Predictions()[0] != tt.pred {
 			t.Errorf("%s: %+v %v", tt.t.ID, d, err)
 		}
 	}
-	if _, err := DiagnosisOf(&trace.Trace{ID: "none"}); err != ErrNoAnswer {
-		t.Errorf("no answer: %v", err)
+}
+
+func TestScoreTraceLeavesOtherTasksAndUnreadableAnswersUnscored(t *testing.T) {
+	set := Set{"2": {ID: "2", Source: "gt.json"}}
+	remediation := &trace.Trace{ID: "r", Scenario: "2", Task: "**Task**: Generate Remediation Plan\nThe diagnosis is available in: agent_output.json"}
+	unreadable := run("u", callSpec{tool: "shell", args: `{"command":["python3","-c","open('agent_output.json','w').write(x)"]}`, exit: 0})
+	unreadable.Scenario = "2"
+	for _, tt := range []struct {
+		t      *trace.Trace
+		status Status
+	}{{remediation, NotDiagnosis}, {unreadable, Unreadable}} {
+		ts := ScoreTrace(tt.t, set, "", Options{})
+		if ts.Status != tt.status || ts.EntityScore != nil || ts.Problem == "" {
+			t.Errorf("%s: %+v", tt.t.ID, ts)
+		}
+		o, ok := ts.Outcome("recall", 1)
+		if !ok || o.Success != nil || o.Score != nil || !strings.Contains(o.Detail, string(tt.status)) {
+			t.Errorf("%s: outcome %+v %v, want an undecided one that says why", tt.t.ID, o, ok)
+		}
+	}
+	if agg := Summarize([]TraceScore{ScoreTrace(remediation, set, "", Options{})}); agg.Unscored != 1 || agg.UnscoredBy[NotDiagnosis] != 1 || agg.Trials != 0 {
+		t.Errorf("summary %+v", agg)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,7 @@ type scoreFlags struct {
 	namespace   string
 	metric      string
 	threshold   float64
+	dryRun      bool // score and compare, store nothing (score only)
 }
 
 func (f *scoreFlags) register(cmd *cobra.Command) {
@@ -35,22 +37,28 @@ func (f *scoreFlags) request(extraFiles []string) (*analyze.ScoreRequest, []stri
 	if err := score.CheckMetric(score.Metric(f.metric)); err != nil {
 		return nil, nil, err
 	}
-	var set score.Set
-	var problems []string
-	var err error
-	switch {
-	case f.groundTruth != "":
-		set, problems, err = score.LoadPath(f.groundTruth, f.scenario)
-	case len(extraFiles) > 0:
-		set, problems, err = score.LoadFiles(extraFiles, f.scenario)
-	default:
+	files := extraFiles
+	if f.groundTruth != "" {
+		var err error
+		if files, err = score.Files(f.groundTruth); err != nil {
+			return nil, nil, fmt.Errorf("ground truth: %w", err)
+		}
+		if len(files) == 0 {
+			return nil, nil, fmt.Errorf("ground truth: %s: no ground truth found", f.groundTruth)
+		}
+	}
+	if len(files) == 0 {
 		return nil, nil, nil
 	}
+	set, problems, err := score.LoadFiles(files, f.scenario)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ground truth: %w", err)
 	}
+	if len(set) == 0 {
+		return nil, nil, fmt.Errorf("ground truth: %s: no incident found", strings.Join(files, ", "))
+	}
 	return &analyze.ScoreRequest{
-		GroundTruth: set, Scenario: f.scenario, Metric: score.Metric(f.metric), Threshold: f.threshold,
+		GroundTruth: set, Files: files, Scenario: f.scenario, Metric: score.Metric(f.metric), Threshold: f.threshold, DryRun: f.dryRun,
 		Options: score.Options{Matcher: score.Matcher{StrictKind: f.strictKind}, Namespace: f.namespace},
 	}, problems, nil
 }
@@ -76,11 +84,29 @@ func (a *app) scoreCommand() *cobra.Command {
 		Use:   "score --ground-truth PATH | --labels FILE",
 		Short: "Score diagnoses against ITBench ground truth and store the outcomes",
 		Long: `Score each stored trace's diagnosis against ITBench ground truth, deterministically,
-and store the outcome with the trace (source "itbench"). The diagnosis is the run
-directory's agent_output.json, else the trace's last write of that file, else a JSON
-block in its final message; the "answer" column says which. A run with no diagnosis is
-"no answer" and one whose answer is not readable JSON (after unambiguous repairs) is
-"invalid answer": both score 0 and are counted apart.
+and store the outcome with the trace (source "itbench"). Only runs of ITBench's Zero
+agent are scored (system itbench-zero, the incident read from the run's path
+<scenario>/<trial> or Scenario-N/), never a trace whose id merely equals an incident
+number, unless --scenario names the incident. A run that has a ground truth of its own
+beside it (in its directory or an ancestor, such as a simulated cohort's
+ground_truths.json) is held only against that file, and left out when another is given.
+
+The task of each run is read from its prompt: only a root-cause diagnosis is scored. A
+remediation run ("Generate Remediation Plan") is left unscored, and says why.
+
+The diagnosis is the run directory's agent_output.json; else what the run's own writes
+left in that file, a write counting only when its tool call succeeded (shell
+redirection, heredocs, echo, tee, apply_patch adds and updates, file tools, scripts
+that open the file for writing), with a later print of the file (cat, jq .) as the best
+evidence of what is on disk; else a JSON block in its final message. The "answer"
+column says which step showed it and how. A run with no diagnosis is "no answer" and
+one whose answer is not readable JSON (after unambiguous repairs) is "invalid answer":
+both score 0 and are counted apart. A run that wrote the file in a way the trace does
+not show (a script, and nothing printed the file after it) is "unreadable answer": it
+is reported with its step and left unscored, never scored as no answer.
+
+Each outcome is compared with the one the trace had before: new, changed or unchanged
+are counted, and every change is listed. --dry-run shows that without storing.
 
 A prediction (a contributing entity, in answer order) matches a ground-truth group
 when the kinds agree (leniently across workload kinds unless --strict-kind), the
@@ -97,8 +123,10 @@ naming trace_id and success and/or score, or JSON (an array, or one object per l
 with the same fields; success accepts true/false, 1/0, yes/no, pass/fail, and a score
 without success succeeds when it reaches --threshold.
 
---json prints {traces, aggregate, disagreements, stored, labels}.`,
+--json prints {traces, aggregate, disagreements, stored, dry_run, changes,
+other_ground_truth, labels}.`,
 		Example: `  faultline score --ground-truth examples/itbench-zero/ground_truths.json
+  faultline score --ground-truth ground_truths.json --dry-run
   faultline score --ground-truth ITBench/scenarios/ --model gpt-oss-120b --metric recall@3
   faultline score --labels outcomes.csv`,
 		Args: cobra.NoArgs,
@@ -141,7 +169,11 @@ without success succeeds when it reaches --threshold.
 					fmt.Fprintln(a.stderr, "no ITBench traces to score: ingest some first, or give --scenario for traces without a Scenario-N path")
 					return nil
 				}
-				fmt.Fprintf(a.stdout, "Scored %d traces against %d incidents (success: %s ≥ %g); outcomes stored.\n\n", out.Stored, len(req.GroundTruth), sf.metric, sf.threshold)
+				stored := "outcomes stored"
+				if sf.dryRun {
+					stored = "dry run: nothing stored"
+				}
+				fmt.Fprintf(a.stdout, "Scored %d traces against %d incidents (success: %s ≥ %g); %s.\n\n", len(out.Scores), len(req.GroundTruth), sf.metric, sf.threshold, stored)
 				return report.WriteScores(a.stdout, out.ScoreResult, details)
 			}
 			return nil
@@ -149,6 +181,7 @@ without success succeeds when it reaches --threshold.
 	}
 	sf.register(cmd)
 	cmd.Flags().StringVar(&labels, "labels", "", "store outcomes from this CSV or JSON file of trace_id → success/score")
+	cmd.Flags().BoolVar(&sf.dryRun, "dry-run", false, "score and show what would change in the stored outcomes, storing nothing")
 	cmd.Flags().StringVar(&filter.Model, "model", "", "only traces of this model")
 	cmd.Flags().StringVar(&filter.System, "system", "", "only traces of this system")
 	cmd.Flags().StringSliceVar(&filter.Paths, "path", nil, "only traces ingested from these files or directories")
