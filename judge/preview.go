@@ -63,3 +63,75 @@ func (p *Preview) Write(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// Selection is what a run over several traces would do, worked out without
+// calling anything: which traces would be judged and which skipped as
+// system failures only, with the prompt tokens of each share.
+type Selection struct {
+	// First previews the first trace that would be judged; nil when none would.
+	First *Preview
+	// Judged counts the traces that would be sent to the model, Skips those
+	// that would not, and Failures those that could not be planned.
+	Judged   int
+	Skips    []Skip
+	Failures []Failure
+	// JudgeTokens and SkipTokens are the prompt tokens of the judged and of
+	// the skipped traces, every sample counted, corrective retries aside.
+	JudgeTokens, SkipTokens int
+	tok                     *Tokenizer
+	opt                     Options
+}
+
+// NewSelection starts an empty selection judged as a run with opt would.
+func NewSelection(tok *Tokenizer, opt Options) *Selection {
+	return &Selection{tok: tok, opt: opt}
+}
+
+// Add plans t as the run would, and counts it.
+func (s *Selection) Add(t *trace.Trace) {
+	p, err := NewPreview(t, s.tok, s.opt)
+	if err != nil {
+		s.Failures = append(s.Failures, Failure{Trace: t.ID, Error: err.Error()})
+		return
+	}
+	tokens := p.Total() * max(s.opt.Samples, 1)
+	if reason, skip := SystemOnly(t, s.opt.HintSource); skip && !s.opt.IncludeSystemFailures {
+		s.Skips = append(s.Skips, Skip{Trace: t.ID, Reason: reason})
+		s.SkipTokens += tokens
+		return
+	}
+	s.Judged++
+	s.JudgeTokens += tokens
+	if s.First == nil {
+		s.First = p
+	}
+}
+
+// Write prints the first judged trace's preview, then the counts and the
+// skipped and unplannable traces, one a line.
+func (s *Selection) Write(w io.Writer) error {
+	if s.First != nil {
+		if err := s.First.Write(w); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "=== selection (%d traces; a run leaves out those already judged with this prompt)\n", s.Judged+len(s.Skips)+len(s.Failures))
+	fmt.Fprintf(&b, "%d would be judged: about %s prompt tokens\n", s.Judged, thousands(s.JudgeTokens))
+	fmt.Fprintf(&b, "%d skipped as system failures only: about %s prompt tokens not sent", len(s.Skips), thousands(s.SkipTokens))
+	if len(s.Skips) > 0 {
+		b.WriteString(" (--include-system-failures judges them)")
+	}
+	b.WriteString("\n")
+	for _, sk := range s.Skips {
+		fmt.Fprintf(&b, "  %s: %s\n", sk.Trace, sk.Reason)
+	}
+	if len(s.Failures) > 0 {
+		fmt.Fprintf(&b, "%d could not be judged:\n", len(s.Failures))
+		for _, f := range s.Failures {
+			fmt.Fprintf(&b, "  %s: %s\n", f.Trace, f.Error)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

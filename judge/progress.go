@@ -9,12 +9,15 @@ import (
 // Progress counts a run: traces done out of those to judge, failures,
 // calls made and served from the cache, tokens and their cost so far.
 type Progress struct {
-	Total        int           `json:"total"`   // traces to judge in this run
-	Done         int           `json:"done"`    // judged (ok or failed) and stored
-	Failed       int           `json:"failed"`  // recorded as failed
-	Skipped      int           `json:"skipped"` // already judged with this prompt
-	Calls        int           `json:"calls"`   // calls made to the endpoint
-	CachedCalls  int           `json:"cached"`  // answers served from the cache instead
+	Total   int `json:"total"`   // traces to judge in this run
+	Done    int `json:"done"`    // stored: judged (ok or failed), or skipped as SystemOnly
+	Failed  int `json:"failed"`  // recorded as failed
+	Skipped int `json:"skipped"` // already judged with this prompt
+	// SystemOnly counts the traces recorded as skipped, without a call,
+	// because their detector findings are system failures only.
+	SystemOnly   int           `json:"system_only"`
+	Calls        int           `json:"calls"`  // calls made to the endpoint
+	CachedCalls  int           `json:"cached"` // answers served from the cache instead
 	InputTokens  int           `json:"input_tokens"`
 	OutputTokens int           `json:"output_tokens"`
 	Cost         *float64      `json:"cost"` // dollars; nil when the model has no price
@@ -31,8 +34,9 @@ func (p Progress) ETA() (time.Duration, bool) {
 	return per * time.Duration(max(p.Total-p.Done, 0)), true
 }
 
-// String is the progress line: "judge: 120/500 traces, 2 failed, ETA 1m20s,
-// 240 calls (12 cached), 1,234,567 in + 80,123 out tokens, $3.41".
+// String is the progress line: "judge: 120/500 traces, 2 failed, 3 skipped
+// (system failures only), ETA 1m20s, 240 calls (12 cached), 1,234,567 in +
+// 80,123 out tokens, $3.41".
 func (p Progress) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "judge: %d/%d traces", p.Done, p.Total)
@@ -41,6 +45,9 @@ func (p Progress) String() string {
 	}
 	if p.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d already judged", p.Skipped)
+	}
+	if p.SystemOnly > 0 {
+		fmt.Fprintf(&b, ", %d skipped (system failures only)", p.SystemOnly)
 	}
 	if p.Done < p.Total {
 		if eta, ok := p.ETA(); ok {

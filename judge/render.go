@@ -268,11 +268,8 @@ func (r *rendered) hintsText(visible map[int]bool) string {
 		if !shown {
 			continue
 		}
-		name := f.Mode
-		if m, ok := taxonomy.MAST.Mode(f.Mode); ok {
-			name += " " + m.Name
-		}
-		fmt.Fprintf(&b, "- %s", name)
+		// System failures are named too: the judge may confirm them.
+		fmt.Fprintf(&b, "- %s", strings.TrimSpace(f.Mode+" "+taxonomy.Name(f.Mode)))
 		if f.Detector != "" {
 			fmt.Fprintf(&b, " (detector %s)", f.Detector)
 		}

@@ -43,13 +43,15 @@ type Record struct {
 	Trace         string             `json:"trace"`
 	Source        string             `json:"source"`
 	PromptVersion string             `json:"prompt_version"`
-	Status        string             `json:"status"` // StatusOK or StatusFailed
+	Status        string             `json:"status"` // StatusOK, StatusFailed or StatusSkipped
 	Error         string             `json:"error,omitempty"`
 	Windows       int                `json:"windows"` // >1 when the trace was judged in overlapping windows
 	Samples       int                `json:"samples"`
 	Agreement     map[string]float64 `json:"agreement,omitempty"` // per mode: share of samples voting with the majority
-	Summary       string             `json:"summary,omitempty"`
-	TaskSuccess   string             `json:"task_success,omitempty"` // the judge's guess: success, failure, unknown
+	// Summary is the judge's account of the run, or for a skipped trace
+	// why it was not judged.
+	Summary     string `json:"summary,omitempty"`
+	TaskSuccess string `json:"task_success,omitempty"` // the judge's guess: success, failure, unknown
 	// Calls counts the calls this judgement made (0 when every answer came
 	// from the cache); tokens and cost are what producing its answers took,
 	// corrective retries and failed attempts included, cached answers
@@ -65,6 +67,10 @@ type Record struct {
 const (
 	StatusOK     = "ok"
 	StatusFailed = "failed"
+	// StatusSkipped: the trace was not sent to the model because its
+	// detector findings are system failures only (see SystemOnly). It has
+	// no verdicts of the judge's, which is not the same as "no failure".
+	StatusSkipped = "skipped"
 )
 
 // Source is the annotation source of a model's judgements.
@@ -97,9 +103,11 @@ type Options struct {
 	Render      RenderOptions
 	Price       *Price // nil: cost unknown
 	// HintSource names the annotation source whose findings are offered as
-	// hints (the detectors).
-	HintSource string
-	Log        *slog.Logger
+	// hints (the detectors). A trace on which they found system failures
+	// only is skipped unless IncludeSystemFailures.
+	HintSource            string
+	IncludeSystemFailures bool
+	Log                   *slog.Logger
 }
 
 // Runner judges traces from a store.
@@ -115,12 +123,19 @@ type Runner struct {
 	progress Progress
 	started  time.Time
 	failures []Failure
+	skips    []Skip
 }
 
 // Failure is a trace whose judgement failed, with why.
 type Failure struct {
 	Trace string `json:"trace"`
 	Error string `json:"error"`
+}
+
+// Skip is a trace that was not sent to the model, with why.
+type Skip struct {
+	Trace  string `json:"trace"`
+	Reason string `json:"reason"`
 }
 
 // NewRunner returns a runner.
@@ -136,7 +151,10 @@ func NewRunner(b Backend, s Store, tok *Tokenizer, opt Options) *Runner {
 // Run judges the given traces, each stored as soon as it is done, in its own
 // transaction, so that an interrupted run loses nothing finished. Traces
 // already judged by this source with this prompt and number of samples are
-// skipped unless Force. It returns an error only when the run could not go
+// skipped unless Force. Traces whose detector findings are system failures
+// only are recorded as skipped, with no call, unless IncludeSystemFailures;
+// the check costs nothing, so a trace skipped before is checked again (its
+// findings may have changed). It returns an error only when the run could not go
 // on: cancelled, a fatal endpoint error, a database error. Traces whose
 // judgement failed are recorded as failed and listed by Failures.
 func (r *Runner) Run(ctx context.Context, ids []string) error {
@@ -189,6 +207,14 @@ func (r *Runner) Failures() []Failure {
 	return append([]Failure(nil), r.failures...)
 }
 
+// Skips lists the traces this run did not send to the model, as system
+// failures only.
+func (r *Runner) Skips() []Skip {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Skip(nil), r.skips...)
+}
+
 // Version is the prompt version the runner records.
 func (r *Runner) Version() string { return r.version }
 
@@ -217,6 +243,9 @@ func (r *Runner) judgeTrace(ctx context.Context, id string) error {
 		return fmt.Errorf("loading trace %s: %w", id, err)
 	}
 	rec := Record{Trace: id, Source: r.source, PromptVersion: r.version, Samples: r.opt.Samples, Status: StatusOK}
+	if reason, skip := SystemOnly(t, r.opt.HintSource); skip && !r.opt.IncludeSystemFailures {
+		return r.skip(ctx, rec, reason)
+	}
 	var spent usage
 	var samples []*Answer
 	views, err := plan(render(t, r.opt.Render, r.opt.HintSource), r.tok, r.opt.Budget)
@@ -258,6 +287,24 @@ func (r *Runner) judgeTrace(ctx context.Context, id string) error {
 		r.failures = append(r.failures, Failure{Trace: id, Error: rec.Error})
 	}
 	r.mu.Unlock()
+	return nil
+}
+
+// skip records a trace as not judged, with why and without findings (any
+// the source stored on it before are removed: they were verdicts on a run
+// that has no agent behaviour to judge).
+func (r *Runner) skip(ctx context.Context, rec Record, reason string) error {
+	rec.Status, rec.Summary, rec.Samples = StatusSkipped, reason, 0
+	rec.JudgedAt = time.Now().UTC()
+	if err := r.store.PutJudgement(ctx, rec, nil); err != nil {
+		return fmt.Errorf("storing the skip of %s: %w", rec.Trace, err)
+	}
+	r.opt.Log.Info("trace not judged", "trace", rec.Trace, "reason", reason)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.progress.Done++
+	r.progress.SystemOnly++
+	r.skips = append(r.skips, Skip{Trace: rec.Trace, Reason: reason})
 	return nil
 }
 

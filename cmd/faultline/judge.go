@@ -36,6 +36,9 @@ type judgeFlags struct {
 	where          []string
 	force, dryRun  bool
 	asJSON         bool
+	// includeSystem sends to the model the traces whose detector findings
+	// are system failures only, which are otherwise recorded as skipped.
+	includeSystem bool
 }
 
 // Defaults of settings neither a flag nor the configuration file gives.
@@ -54,6 +57,7 @@ type judgeJSON struct {
 	Selected      int             `json:"selected"`
 	Progress      judge.Progress  `json:"progress"`
 	Failures      []judge.Failure `json:"failures"`
+	SystemOnly    []judge.Skip    `json:"system_only"` // traces not sent to the model, with why
 }
 
 func (a *app) judgeCommand() *cobra.Command {
@@ -77,6 +81,18 @@ Every answer is checked: all 14 modes answered, cited steps exist, each quote oc
 in its cited steps. A failing answer gets one corrective retry that says exactly
 what was wrong; if that fails too, the trace is recorded as failed (listed, counted,
 exit status 1), never as "absent".
+
+MAST describes what the agent did; a run that failed because of the harness or the
+infrastructure (the model returned nothing, a tool server failed through no fault
+of the agent's arguments, a rate limit, a context overflow) is a system failure
+(SYS-1 to SYS-4), not a MAST mode. Two things follow:
+- A trace whose detector findings are system failures only is not sent to the
+  model: it is recorded as skipped, with the reason, and gets no MAST verdicts
+  (a skipped trace is not "judged, no failure"). --include-system-failures sends
+  such traces to the model anyway.
+- The judge may answer that a run is a system failure, with its SYS code, steps
+  and a verbatim quote, checked like any finding. It is stored as a finding of
+  that code from the judge's source, and no MAST verdict is kept for the trace.
 
 Annotations are stored as findings of source judge:<model> (absent verdicts too),
 each trace in its own transaction as soon as it is done, with a record of status,
@@ -119,10 +135,12 @@ cost is shown as unknown). The API key is read from $FAULTLINE_API_KEY, then
 $OPENAI_API_KEY (or the variable api_key_env / --api-key-env names); local servers
 need none. It is never stored, printed or logged.
 
-A progress line on stderr shows traces done, failures, ETA, calls, tokens and cost.
---dry-run prints the prompt of the first selected trace and its token estimate,
-and calls nothing. --json prints {source, model, prompt_version, response_format,
-selected, progress, failures}.`,
+A progress line on stderr shows traces done, failures, skipped traces, ETA, calls,
+tokens and cost. --dry-run calls nothing: it prints the prompt of the first selected
+trace that would be judged and its token estimate, then how many of the selected
+traces would be judged and how many skipped as system failures only, with the
+prompt tokens of each share. --json prints {source, model, prompt_version,
+response_format, selected, progress, failures, system_only}.`,
 		Example: `  export OPENAI_API_KEY=...
   faultline judge --model gpt-4.1-mini --where model=gpt-oss-120b,outcome=failure
   faultline judge --model llama3.1:8b --base-url http://localhost:11434/v1 --concurrency 2 019bc2a7
@@ -151,7 +169,8 @@ selected, progress, failures}.`,
 	fl.IntVar(&f.context, "context", 0, "the model's context window in tokens (default: the config's, else 128000)")
 	fl.StringArrayVar(&f.where, "where", nil, "select traces: key=value,... with keys model, format, system, scenario, outcome, path, limit")
 	fl.BoolVar(&f.force, "force", false, "judge again traces already judged by this model with this prompt (cached answers are reused)")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "print the first selected trace's prompt and token estimate; call nothing")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the first selected trace's prompt, the token estimate and how many traces would be skipped; call nothing")
+	fl.BoolVar(&f.includeSystem, "include-system-failures", false, "also judge traces whose detector findings are system failures only (SYS-1 …), which are otherwise skipped")
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
@@ -301,17 +320,18 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 		return nil
 	}
 	opt := judgeOptions(cfg)
+	opt.IncludeSystemFailures = f.includeSystem
 	tok, err := judge.NewTokenizer(cfg.ModelSettings(cfg.Model).Encoding)
 	if err != nil {
 		return err
 	}
-	if f.dryRun {
-		return a.judgeDryRun(cmd, st, traces[0].ID, tok, opt)
-	}
-	// The detectors' findings are offered as hints; make sure they are the
-	// current detectors'.
+	// The detectors' findings are offered as hints and decide which traces
+	// are system failures only; make sure they are the current detectors'.
 	if err := a.redetect(cmd, st, traces); err != nil {
 		return err
+	}
+	if f.dryRun {
+		return a.judgeDryRun(cmd, st, traces, tok, opt)
 	}
 	key, keyFrom := apiKey(cfg.APIKeyEnv)
 	format, _ := judge.ParseFormat(cfg.ResponseFormat)
@@ -350,14 +370,19 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 		if failures == nil {
 			failures = []judge.Failure{}
 		}
+		skips := runner.Skips()
+		if skips == nil {
+			skips = []judge.Skip{}
+		}
 		out := judgeJSON{Source: judge.Source(cfg.Model), Model: cfg.Model, PromptVersion: runner.Version(), Format: client.Format(),
-			Selected: len(ids), Progress: p, Failures: failures}
+			Selected: len(ids), Progress: p, Failures: failures, SystemOnly: skips}
 		if err := writeJSON(a.stdout, out); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(a.stdout, "judged %d traces with %s (source %s, prompt %s): %d ok, %d failed, %d already judged\n",
-			p.Done, cfg.Model, judge.Source(cfg.Model), runner.Version(), p.Done-p.Failed, p.Failed, p.Skipped)
+		judged := p.Done - p.SystemOnly
+		fmt.Fprintf(a.stdout, "judged %d traces with %s (source %s, prompt %s): %d ok, %d failed, %d already judged, %d skipped as system failures only\n",
+			judged, cfg.Model, judge.Source(cfg.Model), runner.Version(), judged-p.Failed, p.Failed, p.Skipped, p.SystemOnly)
 	}
 	if p.Failed > 0 {
 		return errDataProblems
@@ -416,17 +441,26 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// judgeDryRun prints what judging one trace would send and its size.
-func (a *app) judgeDryRun(cmd *cobra.Command, st *store.Store, id string, tok *judge.Tokenizer, opt judge.Options) error {
-	t, err := st.Load(cmd.Context(), id)
-	if err != nil {
+// judgeDryRun prints what judging the selected traces would send and
+// skip, calling nothing. A trace that cannot be planned (a step too large
+// for the context) makes the exit status 1, as the run would record it as
+// failed.
+func (a *app) judgeDryRun(cmd *cobra.Command, st *store.Store, traces []store.Summary, tok *judge.Tokenizer, opt judge.Options) error {
+	sel := judge.NewSelection(tok, opt)
+	for _, s := range traces {
+		t, err := st.Load(cmd.Context(), s.ID)
+		if err != nil {
+			return err
+		}
+		sel.Add(t)
+	}
+	if err := sel.Write(a.stdout); err != nil {
 		return err
 	}
-	p, err := judge.NewPreview(t, tok, opt)
-	if err != nil {
-		return fmt.Errorf("trace %s: %w", id, err)
+	if len(sel.Failures) > 0 {
+		return errDataProblems
 	}
-	return p.Write(a.stdout)
+	return nil
 }
 
 // parseWhere reads --where values: key=value pairs separated by commas.

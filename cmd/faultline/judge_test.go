@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/judge"
 	"github.com/faultline/faultline/judge/judgetest"
 	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/taxonomy"
+	"github.com/faultline/faultline/trace"
 )
 
 // runCtx is cli.run with a context of the caller's.
@@ -418,5 +421,110 @@ func TestJudgeFallsBackWhenResponseFormatIsRejected(t *testing.T) {
 	}
 	if schema > defaultConcurrency || len(srv.Calls())-schema != n {
 		t.Errorf("%d calls, %d with json_schema", len(srv.Calls()), schema)
+	}
+}
+
+// markSystemOnly makes the current detectors' findings on one stored trace a
+// system failure only, as the detectors leave a run whose model never
+// answered, and returns the trace's id.
+func (c *cli) markSystemOnly(model string) string {
+	c.t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, c.db)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer st.Close()
+	list, err := st.List(ctx, store.Filter{Model: model, Limit: 1})
+	if err != nil || len(list) == 0 {
+		c.t.Fatalf("no %s trace: %v", model, err)
+	}
+	id := list[0].ID
+	sys := []trace.Finding{{Mode: "SYS-1", Source: detect.Source, Detector: "empty-model-response", Verdict: trace.Present, Steps: []int{1}, Taxonomy: taxonomy.SystemVersion}}
+	if err := st.ReplaceFindings(ctx, id, detect.Source, sys, detect.Version(detect.All)); err != nil {
+		c.t.Fatal(err)
+	}
+	return id
+}
+
+// A trace whose detector findings are system failures only is not sent to
+// the model: the dry run counts it, the run records it as skipped with the
+// reason, and it reads nowhere as judged with every mode absent.
+func TestJudgeSkipsSystemFailuresOnly(t *testing.T) {
+	c, srv := judgeCLI(t, validReply)
+	sysID := c.markSystemOnly("sim-beta")
+	n := c.traceCount()
+	reason := "skipped: only system failures (SYS-1 Empty model response at S1); no agent behaviour to judge"
+
+	dry, errOut, code := c.run("", "judge", "--dry-run", "--model", "fake-model", "--base-url", srv.URL())
+	if code != exitOK || len(srv.Calls()) != 0 {
+		t.Fatalf("dry run: exit %d, %d calls\n%s", code, len(srv.Calls()), errOut)
+	}
+	for _, want := range []string{"=== user message, window 1 of 1 (", fmt.Sprintf("=== selection (%d traces;", n), fmt.Sprintf("%d would be judged: about ", n-1),
+		"1 skipped as system failures only: about ", "  " + sysID + ": " + reason} {
+		if !strings.Contains(dry, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, dry)
+		}
+	}
+
+	out, errOut, code := c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var res judgeJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err, out)
+	}
+	if res.Progress.Done != n || res.Progress.SystemOnly != 1 || res.Progress.Calls != n-1 || len(srv.Calls()) != n-1 ||
+		len(res.SystemOnly) != 1 || res.SystemOnly[0] != (judge.Skip{Trace: sysID, Reason: reason}) {
+		t.Errorf("result %+v", res)
+	}
+	if !strings.Contains(errOut, "1 skipped (system failures only)") {
+		t.Errorf("progress line: %q", errOut)
+	}
+
+	// show: the record says skipped and why; the judge left no finding.
+	shown, _, _ := c.run("", "show", "--json", "--source", "judge", sysID)
+	var doc showJSON
+	if err := json.Unmarshal([]byte(shown), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Findings) != 0 || len(doc.Judgements) != 1 || doc.Judgements[0].Status != judge.StatusSkipped || doc.Judgements[0].Summary != reason {
+		t.Errorf("show: findings %+v, judgements %+v", doc.Findings, doc.Judgements)
+	}
+	// analyze counts the skipped trace neither as annotated by the judge nor
+	// as one without modes.
+	summary, errOut, code := c.run("", "analyze", "--json", "--source", "judge:fake-model")
+	var an struct {
+		Report struct {
+			All struct {
+				Annotated []struct {
+					Source string
+					K      int
+				} `json:"annotated"`
+				Modes []struct {
+					Mode string
+					All  struct{ K, N int }
+				} `json:"modes"`
+			} `json:"all"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(summary), &an); code != exitOK || err != nil || len(an.Report.All.Annotated) != 1 || an.Report.All.Annotated[0].K != n-1 ||
+		len(an.Report.All.Modes) != 1 || an.Report.All.Modes[0].All.K != n-1 {
+		t.Errorf("analyze: exit %d %s\n%s", code, errOut, summary)
+	}
+
+	// The text summary counts it; --include-system-failures judges it.
+	srv.Reset()
+	out, errOut, code = c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL())
+	if code != exitOK || len(srv.Calls()) != 0 || !strings.Contains(out, fmt.Sprintf("judged 0 traces with fake-model (source judge:fake-model, prompt %s): 0 ok, 0 failed, %d already judged, 1 skipped as system failures only", res.PromptVersion, n-1)) {
+		t.Errorf("second run: exit %d, %d calls\n%s%s", code, len(srv.Calls()), out, errOut)
+	}
+	out, errOut, code = c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--include-system-failures")
+	if code != exitOK || len(srv.Calls()) != 1 || !strings.Contains(out, "judged 1 traces") || !strings.Contains(out, "0 skipped as system failures only") {
+		t.Errorf("--include-system-failures: exit %d, %d calls\n%s%s", code, len(srv.Calls()), out, errOut)
+	}
+	if help, _, _ := c.run("", "judge", "--help"); !strings.Contains(help, "--include-system-failures") || !strings.Contains(help, "recorded as skipped") {
+		t.Errorf("--help does not document the skip:\n%s", help)
 	}
 }
