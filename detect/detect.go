@@ -73,7 +73,7 @@ const Revision = 3
 // MAST modes in taxonomy order.
 var All = []*Detector{
 	EmptyModelResponse, InfrastructureError, RateLimited, ContextOverflow,
-	ForbiddenFileRead, ForbiddenCommand, AnswerFormat,
+	ForbiddenFileRead, ForbiddenCommand, AnswerFormat, RoleBreach,
 	RepeatedToolCall, RepeatedPlanUpdate, RepeatedMessage,
 	RepeatedKnownError, ForgottenResult,
 	HarnessRetryLoop, WorkAfterAnswer, StepLimit, StalledLoop,
@@ -81,7 +81,7 @@ var All = []*Detector{
 	AnnouncedActionMismatch, UnbackedPlanStep,
 	MissingAnswer, EarlyAnswer, AbortedTurn,
 	SkippedValidation,
-	IgnoredValidationFailure, UnbackedClaim, UnsupportedEvidence,
+	IgnoredValidationFailure, UnbackedClaim, UnsupportedEvidence, ClaimedExecution,
 }
 
 // Version identifies a detector set: the revision and the detectors' names.

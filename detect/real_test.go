@@ -34,11 +34,11 @@ func ingestAll(tb testing.TB, paths ...string) []*trace.Trace {
 	return traces
 }
 
-// summarise runs every detector on t and lists its findings as
+// summarise runs the detectors ds on t and lists their findings as
 // "detector steps", failing on any rejected finding.
-func summarise(tb testing.TB, t *trace.Trace) []string {
+func summarise(tb testing.TB, ds []*Detector, t *trace.Trace) []string {
 	tb.Helper()
-	fs, errs := Run(t, All)
+	fs, errs := Run(t, ds)
 	for _, err := range errs {
 		tb.Errorf("%v", err)
 	}
@@ -50,13 +50,13 @@ func summarise(tb testing.TB, t *trace.Trace) []string {
 	return out
 }
 
-func checkPinned(t *testing.T, traces []*trace.Trace, key func(*trace.Trace) string, want map[string][]string) {
+func checkPinned(t *testing.T, ds []*Detector, traces []*trace.Trace, key func(*trace.Trace) string, want map[string][]string) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, tr := range traces {
 		k := key(tr)
 		seen[k] = true
-		got := summarise(t, tr)
+		got := summarise(t, ds, tr)
 		w := append([]string{}, want[k]...)
 		sort.Strings(w)
 		if !slices.Equal(got, w) {
@@ -114,7 +114,7 @@ func TestRealRollouts(t *testing.T) {
 		"019bc2b4": noAnswer(3),
 		"019bc33a": nil,
 	}
-	checkPinned(t, traces, func(tr *trace.Trace) string { return longestPrefix(want, tr.ID) }, want)
+	checkPinned(t, All, traces, func(tr *trace.Trace) string { return longestPrefix(want, tr.ID) }, want)
 }
 
 // longestPrefix returns the longest key of want that prefixes id, or id.
@@ -153,7 +153,7 @@ func TestExampleCohort(t *testing.T) {
 		"sim-gamma/102/1": nil,
 		"sim-gamma/102/2": nil,
 	}
-	checkPinned(t, traces, func(tr *trace.Trace) string {
+	checkPinned(t, All, traces, func(tr *trace.Trace) string {
 		return tr.Model + "/" + tr.Scenario + "/" + tr.Trial
 	}, want)
 }
@@ -175,7 +175,7 @@ func TestMADTraces(t *testing.T) {
 			want[tr.ID] = nil
 		}
 	}
-	checkPinned(t, traces, func(tr *trace.Trace) string { return tr.ID }, want)
+	checkPinned(t, All, traces, func(tr *trace.Trace) string { return tr.ID }, want)
 }
 
 // BenchmarkDetectors measures the detectors over the real rollouts, in bytes
