@@ -72,6 +72,9 @@ type Group struct {
 	Succeeded int    `json:"succeeded"`
 	Failed    int    `json:"failed"`
 	Unknown   int    `json:"unknown"` // no decided outcome
+	// UnknownWhy counts the unknown traces a scorer left undecided, by the
+	// status it recorded ("not a diagnosis", "unreadable answer").
+	UnknownWhy map[string]int `json:"unknown_why,omitempty"`
 	// SuccessRate is over the traces with a decided outcome.
 	SuccessRate Proportion `json:"success_rate"`
 	// Metric is the mean score of the primary outcomes that have one; nil
@@ -205,12 +208,13 @@ const (
 
 // member is one trace reduced to what the report computes on.
 type member struct {
-	id      string
-	group   int32
-	outcome int8
-	scored  bool
-	score   float64
-	metric  string
+	id        string
+	group     int32
+	outcome   int8
+	undecided string // why a scorer left the outcome undecided
+	scored    bool
+	score     float64
+	metric    string
 	found
 }
 
@@ -394,7 +398,7 @@ func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace)
 		if !ok {
 			continue
 		}
-		m := member{id: t.ID, group: g, found: marks.of(i)}
+		m := member{id: t.ID, group: g, found: marks.of(i), undecided: t.Undecided}
 		if o := t.Outcome; o != nil && o.Success != nil {
 			m.outcome = failed
 			if *o.Success {
@@ -498,6 +502,12 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 			g.Failed++
 		default:
 			g.Unknown++
+			if m.undecided != "" {
+				if g.UnknownWhy == nil {
+					g.UnknownWhy = map[string]int{}
+				}
+				g.UnknownWhy[m.undecided]++
+			}
 		}
 		if m.scored {
 			scores.Add(m.score)

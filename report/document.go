@@ -6,9 +6,11 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/faultline/faultline/analyze"
+	"github.com/faultline/faultline/score"
 )
 
 // Formats a cohort report can be written in.
@@ -142,6 +144,9 @@ func overviewSection(r *analyze.Report, groups []*analyze.Group, l linker) secti
 		t.add(row, all, all, l.to(g, "success"), l.to(g, "failure"), l.to(g, "unknown"))
 	}
 	notes := []string{"Success rate is over the traces with a decided outcome; \"unknown\" traces have none."}
+	if why := unknownWhy(r.All); why != "" {
+		notes = append(notes, why)
+	}
 	if metric != "" {
 		notes = append(notes, fmt.Sprintf("Mean %s is over the primary outcomes that carry a score.", metric))
 	}
@@ -153,6 +158,32 @@ func overviewSection(r *analyze.Report, groups []*analyze.Group, l linker) secti
 	}
 	s.Blocks = []block{{Table: t, Notes: notes}}
 	return s
+}
+
+// unknownWhy words why a scorer left traces of the group undecided, ""
+// when it left none.
+func unknownWhy(g *analyze.Group) string {
+	if g == nil || len(g.UnknownWhy) == 0 {
+		return ""
+	}
+	statuses := make([]string, 0, len(g.UnknownWhy))
+	for st := range g.UnknownWhy {
+		statuses = append(statuses, st)
+	}
+	sort.Strings(statuses)
+	var parts []string
+	for _, st := range statuses {
+		n := g.UnknownWhy[st]
+		switch score.Status(st) {
+		case score.NotDiagnosis:
+			parts = append(parts, fmt.Sprintf("%s not a root-cause diagnosis (a remediation plan, say), which root-cause ground truth does not grade", plural(n, "trace is", "traces are")))
+		case score.Unreadable:
+			parts = append(parts, fmt.Sprintf("%s the answer file in a way the trace does not show", plural(n, "trace wrote", "traces wrote")))
+		default:
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	return "Left unscored: " + strings.Join(parts, "; ") + "."
 }
 
 func prevalenceSection(r *analyze.Report, groups []*analyze.Group, charts bool, l linker) section {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -29,6 +30,10 @@ type Cohort struct {
 type CohortTrace struct {
 	ID, Model, System, Scenario string
 	Outcome                     *trace.Outcome // the primary outcome, nil when none is decided
+	// Undecided says, for a trace without a decided outcome, why a scorer
+	// left it so (the status it recorded, such as "not a diagnosis"); ""
+	// when none said.
+	Undecided string
 	// Detected is set when detectors ran on the trace, so that their
 	// silence on it is a verdict.
 	Detected bool
@@ -92,7 +97,9 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	}
 
 	outcomes := make([][]trace.Outcome, len(c.Traces))
-	err = s.eachSelected(ctx, ids, "trace_id", `SELECT trace_id, source, metric, score, success, '' FROM outcomes WHERE 1 %s`, func(rows *sql.Rows) error {
+	// The detail is read only where a scorer left the outcome undecided: it
+	// says why.
+	err = s.eachSelected(ctx, ids, "trace_id", `SELECT trace_id, source, metric, score, success, CASE WHEN success IS NULL THEN detail ELSE '' END FROM outcomes WHERE 1 %s`, func(rows *sql.Rows) error {
 		var id string
 		o, err := scanOutcome(rows, &id)
 		if err != nil {
@@ -107,6 +114,9 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	}
 	for i, os := range outcomes {
 		c.Traces[i].Outcome = trace.PrimaryOutcome(os)
+		if c.Traces[i].Outcome == nil {
+			c.Traces[i].Undecided = undecidedStatus(os)
+		}
 	}
 
 	sourceIndex := map[string]int32{}
@@ -211,4 +221,18 @@ func (s *Store) each(ctx context.Context, query string, scan func(*sql.Rows) err
 		}
 	}
 	return rows.Err()
+}
+
+// undecidedStatus returns the status a scorer recorded on an undecided
+// outcome ({"status": "not a diagnosis", ...} in its detail), "" when none.
+func undecidedStatus(outcomes []trace.Outcome) string {
+	for _, o := range outcomes {
+		var d struct {
+			Status string `json:"status"`
+		}
+		if o.Success == nil && json.Unmarshal([]byte(o.Detail), &d) == nil && d.Status != "" {
+			return d.Status
+		}
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,7 @@ func (a *app) analyzeCommand() *cobra.Command {
 	var asJSON bool
 	var cf cohortFlags
 	var sf scoreFlags
+	var inf ingestFlags
 	cmd := &cobra.Command{
 		Use:   "analyze [PATH...]",
 		Short: "Ingest traces, run the detectors, score them, and print the cohort report",
@@ -49,7 +51,7 @@ was nothing to do), report as faultline report --format json prints it.`,
 				return err
 			}
 			defer st.Close()
-			in, err := a.prepareCohort(cmd, st, args, &sf, asJSON)
+			in, err := a.prepareCohort(cmd, st, args, &sf, inf, asJSON)
 			if err != nil {
 				return err
 			}
@@ -73,6 +75,7 @@ was nothing to do), report as faultline report --format json prints it.`,
 	}
 	cf.register(cmd)
 	sf.register(cmd)
+	inf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -87,13 +90,23 @@ type cohortInput struct {
 // prepareCohort ingests the paths, if any, runs the current detectors where
 // they have not run, and scores ITBench runs when ground truth is given or
 // found among the paths: what analyze and check do before they report.
-func (a *app) prepareCohort(cmd *cobra.Command, st *store.Store, paths []string, sf *scoreFlags, quietOut bool) (*cohortInput, error) {
+func (a *app) prepareCohort(cmd *cobra.Command, st *store.Store, paths []string, sf *scoreFlags, inf ingestFlags, quietOut bool) (*cohortInput, error) {
 	ctx := cmd.Context()
 	in := &cohortInput{}
 	filter := store.Filter{}
-	var groundTruthFiles []string
-	if len(paths) > 0 {
-		res, err := a.ingest(ctx, st, paths, true, quietOut)
+	// A ground-truth file named among the paths is ground truth, not a trace
+	// file in an unknown format; those found in directories are picked out
+	// of the files the walk skipped.
+	var groundTruthFiles, tracePaths []string
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && score.LooksLikeGroundTruthFile(p) {
+			groundTruthFiles = append(groundTruthFiles, p)
+		} else {
+			tracePaths = append(tracePaths, p)
+		}
+	}
+	if len(tracePaths) > 0 {
+		res, err := a.ingest(ctx, st, tracePaths, inf, true, quietOut)
 		if err != nil {
 			return nil, err
 		}
