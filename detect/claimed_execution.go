@@ -46,18 +46,24 @@ func runClaimedExecution(p *Pass) {
 		for end < len(t.Steps) && sameSpeaker(&t.Steps[end], &t.Steps[start]) {
 			end++
 		}
-		if !readsByHand(t, start, end) {
-			for i := start; i < end; i++ {
-				s := &t.Steps[i]
-				if !isAgentStep(s) || s.Kind == trace.KindToolCall || isTaskStatement(t, i) {
-					continue
+		var claimed []int
+		var first string
+		for i := start; i < end; i++ {
+			s := &t.Steps[i]
+			if !isAgentStep(s) || s.Kind == trace.KindToolCall || isTaskStatement(t, i) {
+				continue
+			}
+			if claim := executionClaim(s.Text); claim != "" {
+				claimed = append(claimed, i)
+				if first == "" {
+					first = claim
 				}
-				if claim := executionClaim(s.Text); claim != "" {
-					steps = append(steps, i)
-					if quote == "" {
-						quote = quoteFrom(claim, 200)
-					}
-				}
+			}
+		}
+		if len(claimed) > 0 && !readsByHand(t, start, end) {
+			steps = append(steps, claimed...)
+			if quote == "" {
+				quote = quoteFrom(first, 200)
 			}
 		}
 		start = end
@@ -69,7 +75,7 @@ func runClaimedExecution(p *Pass) {
 		Steps:      steps,
 		Quote:      quote,
 		Confidence: 0.8,
-		Explanation: fmt.Sprintf("Nothing was executed in this run (no tool call, tool result or execution output), yet %s report tests as run and passing: the verification claimed never took place.",
+		Explanation: fmt.Sprintf("Nothing was executed in this run (no tool call, tool result or execution output), yet tests are reported as run and passing in %s: no step shows the run.",
 			plural(len(steps), "message", "messages")),
 	})
 }

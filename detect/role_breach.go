@@ -28,7 +28,9 @@ such label; confidence 0.8.
 Blind spots: breaches without such a label are not seen (a Planner that settles a dispute the agents
 were asked to resolve, or writes under its own name the code it should delegate); nor are labels in
 plain text ("Coder: …"), in another spelling of the agent's name, or naming an agent that never
-speaks in the chat.`,
+speaks in the chat (perf-optimization's Planner writes "**Coder:**" for a Coder that never gets a
+turn). Code a format logs without fences (AppWorld's supervisor writes bare Python) is read as
+prose, so a comment there shaped like such a label would be misread.`,
 	Run: runRoleBreach,
 }
 
@@ -60,12 +62,15 @@ func runRoleBreach(p *Pass) {
 		if quote == "" {
 			continue
 		}
+		for k, o := range others {
+			others[k] = o + "'s"
+		}
 		p.Report(trace.Finding{
 			Steps:      []int{i},
 			Quote:      quote,
 			Confidence: 0.8,
-			Explanation: fmt.Sprintf("%s writes a section presented as the work of %s (%q): it acts in a role that another agent of the chat holds.",
-				s.Agent, strings.Join(others, " and "), quote),
+			Explanation: fmt.Sprintf("%s writes, in its own message, what it presents as %s work: it acts in a role that another agent of the chat holds.",
+				s.Agent, strings.Join(others, " and ")),
 		})
 	}
 }
