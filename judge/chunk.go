@@ -175,12 +175,24 @@ func plan(r *rendered, tok *Tokenizer, b Budget) ([]*view, error) {
 // when any window found it, with the evidence of its earliest located
 // occurrence; otherwise the last window's verdict stands. The summary and
 // the success guess are the last window's, which saw the whole run.
+// A system failure in any window makes the trace one, with its earliest
+// evidence: the window that found it gave no MAST verdicts to merge, and
+// the others judged the behaviour of a run that the harness broke.
 func mergeWindows(parts []*Answer) *Answer {
 	last := parts[len(parts)-1]
 	if len(parts) == 1 {
 		return last
 	}
 	out := &Answer{Modes: map[string]ModeAnswer{}, Summary: last.Summary, TaskSuccess: last.TaskSuccess}
+	for _, p := range parts {
+		if p.System != nil && (out.System == nil || firstStep(p.System.Steps) < firstStep(out.System.Steps)) {
+			out.System = p.System
+		}
+	}
+	if out.System != nil {
+		out.Dropped = claimedModes(parts)
+		return out
+	}
 	for _, m := range taxonomy.MAST.Modes {
 		best, found := last.Modes[m.Code], false
 		for _, p := range parts {
@@ -192,6 +204,21 @@ func mergeWindows(parts []*Answer) *Answer {
 		out.Modes[m.Code] = best
 	}
 	return out
+}
+
+// claimedModes lists, in taxonomy order, the modes any of the answers
+// found present or dropped beside a system failure.
+func claimedModes(answers []*Answer) []string {
+	var codes []string
+	for _, m := range taxonomy.MAST.Modes {
+		for _, a := range answers {
+			if a.Modes[m.Code].Present || slices.Contains(a.Dropped, m.Code) {
+				codes = append(codes, m.Code)
+				break
+			}
+		}
+	}
+	return codes
 }
 
 // firstStep is the earliest cited step, or -1 when none is cited.

@@ -12,6 +12,9 @@ import (
 // rawAnswer is an answer as the model wrote it, before validation. Fields
 // that models spell in several ways are kept raw and read by validate.
 type rawAnswer struct {
+	// System is the system failure verdict; nil when the reply has none
+	// (or null, or false), which claims none.
+	System      *rawMode
 	Modes       map[string]rawMode
 	Summary     string
 	TaskSuccess string
@@ -25,6 +28,8 @@ type rawMode struct {
 	Explanation string            `json:"explanation"`
 	// Mode names the mode when modes came as a list rather than an object.
 	Mode string `json:"mode"`
+	// Code is the SYS code of a system failure verdict.
+	Code string `json:"code"`
 }
 
 // parseAnswer extracts the answer object from a reply: the whole reply when
@@ -37,6 +42,7 @@ func parseAnswer(content string) (*rawAnswer, error) {
 		return nil, err
 	}
 	var doc struct {
+		System      json.RawMessage `json:"system_failure"`
 		Modes       json.RawMessage `json:"modes"`
 		Summary     *string         `json:"summary"`
 		TaskSuccess *string         `json:"task_success"`
@@ -53,6 +59,16 @@ func parseAnswer(content string) (*rawAnswer, error) {
 	}
 	if doc.TaskSuccess != nil {
 		a.TaskSuccess = *doc.TaskSuccess
+	}
+	// A reply without the verdict claims no system failure: the MAST
+	// verdicts it must give all the same are what is checked.
+	switch sys := strings.TrimSpace(string(doc.System)); sys {
+	case "", "null", "false":
+	default:
+		a.System = &rawMode{}
+		if err := json.Unmarshal(doc.System, a.System); err != nil {
+			return nil, fmt.Errorf(`"system_failure" must be an object such as {"present": false, "code": "", ...}: %s`, jsonProblem(err))
+		}
 	}
 	// "modes" is asked for as an object keyed by code; a list of entries
 	// that each name their mode is read too.

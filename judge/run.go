@@ -276,6 +276,10 @@ func (r *Runner) judgeTrace(ctx context.Context, id string) error {
 	} else {
 		findings, rec.Agreement = verdicts(samples, r.source)
 		rec.Summary, rec.TaskSuccess = samples[0].Summary, taskSuccess(samples)
+		if note := systemNote(samples); note != "" {
+			rec.Summary = strings.TrimSpace(rec.Summary + " " + note)
+			r.opt.Log.Info("the judge answered a system failure", "trace", id, "note", note)
+		}
 	}
 	if err := r.store.PutJudgement(ctx, rec, findings); err != nil {
 		return fmt.Errorf("storing the judgement of %s: %w", id, err)

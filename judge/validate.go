@@ -12,11 +12,24 @@ import (
 )
 
 // Answer is a validated judgement of one view of a trace (or, after merging,
-// of the whole trace): a verdict on every mode of the taxonomy.
+// of the whole trace): a verdict on every mode of the taxonomy, or a system
+// failure.
 type Answer struct {
-	Modes       map[string]ModeAnswer // by mode code, every MAST mode
+	Modes map[string]ModeAnswer // by mode code, every MAST mode; none when System is set
+	// System is set when the judge answered that the harness or the
+	// infrastructure, not the agent, made the run fail. MAST describes what
+	// the agent did, so its verdicts are then neither checked nor kept;
+	// Dropped names the modes the answer had marked present all the same.
+	System      *SystemAnswer
+	Dropped     []string
 	Summary     string
 	TaskSuccess string // success, failure or unknown
+}
+
+// SystemAnswer is a system failure verdict: its SYS code and evidence.
+type SystemAnswer struct {
+	Code string
+	ModeAnswer
 }
 
 // ModeAnswer is the verdict on one mode. Steps and Quote are set, and
@@ -36,69 +49,131 @@ const minQuoteChars = 8
 // validate checks a parsed answer against the trace and the view it was
 // asked about, and returns the accepted answer or every problem found, each
 // worded for the corrective message. Nothing is filled in by default: a
-// mode that is missing or unreadable is a problem, never an "absent".
+// mode that is missing or unreadable is a problem, never an "absent". Only
+// the system failure verdict may be left out, which claims none; when it is
+// claimed, it is checked like a mode and the modes are not.
 func validate(raw *rawAnswer, t *trace.Trace, v *view) (*Answer, []string) {
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	var problems, modeProblems []string
+	add := func(to *[]string, format string, args ...any) { *to = append(*to, fmt.Sprintf(format, args...)) }
 	byCode := map[string]rawMode{}
 	for key, m := range raw.Modes {
 		code := taxonomy.CanonicalCode(key)
 		if _, ok := taxonomy.MAST.Mode(code); !ok {
-			add("%q is not a mode of the taxonomy (the codes are FM-1.1 to FM-3.3)", key)
+			add(&modeProblems, "%q is not a mode of the taxonomy (the codes are FM-1.1 to FM-3.3)", key)
 			continue
 		}
 		if _, dup := byCode[code]; dup {
-			add("%s is answered twice", code)
+			add(&modeProblems, "%s is answered twice", code)
 			continue
 		}
 		byCode[code] = m
 	}
 	a := &Answer{Modes: map[string]ModeAnswer{}, Summary: strings.TrimSpace(raw.Summary)}
-	for _, mode := range taxonomy.MAST.Modes {
-		code := mode.Code
-		m, ok := byCode[code]
-		if !ok {
-			add("%s is missing", code)
-			continue
+	claimed := false
+	if raw.System != nil {
+		a.System, claimed, problems = validateSystem(*raw.System, t, v)
+	}
+	if claimed {
+		// The MAST verdicts beside a system failure are dropped: whatever
+		// is wrong with them does not matter.
+		a.Dropped = markedPresent(byCode)
+	} else {
+		problems = append(problems, modeProblems...)
+		for _, mode := range taxonomy.MAST.Modes {
+			m, ok := byCode[mode.Code]
+			if !ok {
+				add(&problems, "%s is missing", mode.Code)
+				continue
+			}
+			ma, ps := readEntry(mode.Code, m, t, v)
+			problems = append(problems, ps...)
+			a.Modes[mode.Code] = ma
 		}
-		var ma ModeAnswer
-		var err error
-		if ma.Present, err = readBool(m.Present); err != nil {
-			add("%s: \"present\" %v", code, err)
-			continue
-		}
-		if ma.Confidence, err = readConfidence(m.Confidence); err != nil {
-			add("%s: \"confidence\" %v", code, err)
-		}
-		ma.Explanation = strings.TrimSpace(m.Explanation)
-		if !ma.Present {
-			a.Modes[code] = ma
-			continue
-		}
-		ma.Quote = strings.TrimSpace(m.Quote)
-		for _, p := range checkEvidence(code, m.Steps, ma.Quote, t, v, &ma) {
-			add("%s", p)
-		}
-		if ma.Explanation == "" {
-			add("%s is marked present but has no explanation", code)
-		}
-		a.Modes[code] = ma
 	}
 	switch ts := strings.ToLower(strings.TrimSpace(raw.TaskSuccess)); {
 	case slices.Contains(taskSuccessValues, ts):
 		a.TaskSuccess = ts
 	case ts == "":
-		add(`"task_success" is missing`)
+		add(&problems, `"task_success" is missing`)
 	default:
-		add(`"task_success" must be "success", "failure" or "unknown", not %q`, raw.TaskSuccess)
+		add(&problems, `"task_success" must be "success", "failure" or "unknown", not %q`, raw.TaskSuccess)
 	}
 	if a.Summary == "" {
-		add(`"summary" is empty`)
+		add(&problems, `"summary" is empty`)
 	}
 	if len(problems) > 0 {
 		return nil, problems
 	}
 	return a, nil
+}
+
+// systemLabel names the system failure verdict in problems.
+const systemLabel = "system_failure"
+
+// validateSystem reads a system failure verdict: nil when it is absent;
+// claimed when it is marked present, valid or not (the MAST verdicts given
+// beside a claimed system failure are not checked).
+func validateSystem(m rawMode, t *trace.Trace, v *view) (sys *SystemAnswer, claimed bool, problems []string) {
+	present, err := readBool(m.Present)
+	if err != nil {
+		return nil, false, []string{fmt.Sprintf("%s: \"present\" %v", systemLabel, err)}
+	}
+	if !present {
+		return nil, false, nil
+	}
+	ma, problems := readEntry(systemLabel, m, t, v)
+	code := strings.ToUpper(strings.TrimSpace(m.Code))
+	if _, ok := taxonomy.System.Mode(code); !ok {
+		// A model may name the failure rather than give its code.
+		code = taxonomy.System.MapLabel(m.Code).Code
+	}
+	if code == "" {
+		codes := make([]string, len(taxonomy.System.Modes))
+		for i, sm := range taxonomy.System.Modes {
+			codes[i] = sm.Code
+		}
+		problems = append(problems, fmt.Sprintf("%s: \"code\" must be one of %s, not %q", systemLabel, strings.Join(codes, ", "), m.Code))
+	}
+	if len(problems) > 0 {
+		return nil, true, problems
+	}
+	return &SystemAnswer{Code: code, ModeAnswer: ma}, true, nil
+}
+
+// markedPresent lists, in taxonomy order, the modes an answer marks present.
+func markedPresent(byCode map[string]rawMode) []string {
+	var codes []string
+	for _, mode := range taxonomy.MAST.Modes {
+		if present, err := readBool(byCode[mode.Code].Present); err == nil && present {
+			codes = append(codes, mode.Code)
+		}
+	}
+	return codes
+}
+
+// readEntry reads and checks one verdict, a mode's or the system failure's,
+// named label in the problems: present, confidence, and for a present one
+// the cited steps, the quote and the explanation.
+func readEntry(label string, m rawMode, t *trace.Trace, v *view) (ModeAnswer, []string) {
+	var ma ModeAnswer
+	var err error
+	if ma.Present, err = readBool(m.Present); err != nil {
+		return ma, []string{fmt.Sprintf("%s: \"present\" %v", label, err)}
+	}
+	var problems []string
+	if ma.Confidence, err = readConfidence(m.Confidence); err != nil {
+		problems = append(problems, fmt.Sprintf("%s: \"confidence\" %v", label, err))
+	}
+	ma.Explanation = strings.TrimSpace(m.Explanation)
+	if !ma.Present {
+		return ma, problems
+	}
+	ma.Quote = strings.TrimSpace(m.Quote)
+	problems = append(problems, checkEvidence(label, m.Steps, ma.Quote, t, v, &ma)...)
+	if ma.Explanation == "" {
+		problems = append(problems, fmt.Sprintf("%s is marked present but has no explanation", label))
+	}
+	return ma, problems
 }
 
 // checkEvidence reads the cited step ids into ma.Steps and checks that each

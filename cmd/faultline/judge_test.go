@@ -528,3 +528,68 @@ func TestJudgeSkipsSystemFailuresOnly(t *testing.T) {
 		t.Errorf("--help does not document the skip:\n%s", help)
 	}
 }
+
+// The judge's answer that a run is a system failure is stored as a finding
+// of its SYS code from the judge's source, with no MAST verdict: analyze
+// counts it among the system failures, not as a run without modes.
+func TestJudgeSystemFailureAnswer(t *testing.T) {
+	var sysPrompt string
+	c, srv := judgeCLI(t, func(call judgetest.Call) judgetest.Reply {
+		if call.User() != sysPrompt {
+			return validReply(call)
+		}
+		step, quote := judgetest.Evidence(call.User())
+		found := judgetest.Mode{Present: true, Confidence: 0.8, Steps: []string{step}, Quote: quote, Explanation: "The model returned nothing."}
+		return judgetest.Reply{Content: judgetest.SystemFailureAnswer(judgetest.SystemFailure{Code: "SYS-1", Mode: found}, map[string]judgetest.Mode{"FM-1.5": found})}
+	})
+	ctx := context.Background()
+	st, err := store.Open(ctx, c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := st.List(ctx, store.Filter{Model: "sim-gamma", Limit: 1})
+	sysID := list[0].ID
+	tr, _ := st.Load(ctx, sysID)
+	st.Close()
+	zero := 0.0
+	tok, _ := judge.NewTokenizer("")
+	p, err := judge.NewPreview(tr, tok, judgeOptions(&judge.Config{Model: "fake-model", Temperature: &zero}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sysPrompt = p.Messages[1].Content
+	n := c.traceCount()
+
+	if _, errOut, code := c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL()); code != exitOK || len(srv.Calls()) != n {
+		t.Fatalf("exit %d, %d calls\n%s", code, len(srv.Calls()), errOut)
+	}
+	shown, _, _ := c.run("", "show", "--json", "--source", "judge", sysID)
+	var doc showJSON
+	if err := json.Unmarshal([]byte(shown), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Findings) != 1 || doc.Findings[0].Mode != "SYS-1" || doc.Findings[0].Verdict != "present" || doc.Findings[0].Source != "judge:fake-model" || doc.Findings[0].Quote == "" {
+		t.Errorf("findings %+v", doc.Findings)
+	}
+	if len(doc.Judgements) != 1 || doc.Judgements[0].Status != judge.StatusOK ||
+		!strings.HasSuffix(doc.Judgements[0].Summary, "[System failure (SYS-1) answered: no MAST verdict is kept. Dropped beside it: FM-1.5, marked present.]") {
+		t.Errorf("judgements %+v", doc.Judgements)
+	}
+	summary, errOut, code := c.run("", "analyze", "--json", "--source", "judge:fake-model")
+	var an struct {
+		Report struct {
+			All struct {
+				Modes []struct {
+					Mode string
+					All  struct{ K int }
+				} `json:"modes"`
+				System struct {
+					Traces int `json:"traces"`
+				} `json:"system"`
+			} `json:"all"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(summary), &an); code != exitOK || err != nil || len(an.Report.All.Modes) != 1 || an.Report.All.Modes[0].All.K != n-1 || an.Report.All.System.Traces != 1 {
+		t.Errorf("analyze: exit %d %s\n%s", code, errOut, summary)
+	}
+}

@@ -167,8 +167,26 @@ type Mode struct {
 // Codes are the 14 mode codes.
 var Codes = []string{"FM-1.1", "FM-1.2", "FM-1.3", "FM-1.4", "FM-1.5", "FM-2.1", "FM-2.2", "FM-2.3", "FM-2.4", "FM-2.5", "FM-2.6", "FM-3.1", "FM-3.2", "FM-3.3"}
 
-// Answer writes an answer: every mode absent except those given.
+// SystemFailure is the system failure verdict of an answer.
+type SystemFailure struct {
+	Code string `json:"code"`
+	Mode
+}
+
+// Answer writes an answer: no system failure, every mode absent except
+// those given.
 func Answer(present map[string]Mode) string {
+	return answer(SystemFailure{Mode: Mode{Confidence: 0.9, Steps: []string{}, Explanation: "Nothing outside the agent failed."}}, present)
+}
+
+// SystemFailureAnswer writes an answer that the run is a system failure,
+// with every mode absent except those given (which the judge drops).
+func SystemFailureAnswer(sys SystemFailure, present map[string]Mode) string {
+	sys.Present = true
+	return answer(sys, present)
+}
+
+func answer(sys SystemFailure, present map[string]Mode) string {
 	modes := map[string]Mode{}
 	for _, c := range Codes {
 		modes[c] = Mode{Confidence: 0.8, Steps: []string{}, Explanation: "Nothing in the steps shows it."}
@@ -176,7 +194,7 @@ func Answer(present map[string]Mode) string {
 	for c, m := range present {
 		modes[c] = m
 	}
-	b, _ := json.Marshal(map[string]any{"modes": modes, "summary": "The agent investigated and wrote an answer.", "task_success": "failure"})
+	b, _ := json.Marshal(map[string]any{"system_failure": sys, "modes": modes, "summary": "The agent investigated and wrote an answer.", "task_success": "failure"})
 	return string(b)
 }
 
