@@ -28,8 +28,7 @@ such label; confidence 0.8.
 Blind spots: breaches without such a label are not seen (a Planner that settles a dispute the agents
 were asked to resolve, or writes under its own name the code it should delegate); nor are labels in
 plain text ("Coder: …"), in another spelling of the agent's name, or naming an agent that never
-speaks in the chat (perf-optimization's Planner writes "**Coder:**" for a Coder that never gets a
-turn). Code a format logs without fences (AppWorld's supervisor writes bare Python) is read as
+speaks in the chat (a Planner that writes "**Coder:**" for a Coder who never gets a turn). Code a format logs without fences (AppWorld's supervisor writes bare Python) is read as
 prose, so a comment there shaped like such a label would be misread.`,
 	Run: runRoleBreach,
 }
