@@ -4,7 +4,9 @@
 // overlapping windows, asks for strict JSON with evidence, checks every
 // cited step and quote against the trace, retries once with the exact
 // problems, and records what could not be made valid as a failure rather
-// than as "absent".
+// than as "absent". A run that failed because of the harness or the
+// infrastructure is not forced into MAST modes: the detectors' system
+// failures alone keep it from the model, and the model may answer one.
 package judge
 
 import (
