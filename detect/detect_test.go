@@ -61,6 +61,8 @@ func build(script ...string) *trace.Trace {
 			t.Append(trace.Step{Kind: trace.KindMessage, Role: trace.RoleHarness, Type: trace.TypeRetryNudge, Text: text(rest)})
 		case "harness":
 			t.Append(trace.Step{Kind: trace.KindMessage, Role: trace.RoleHarness, Text: text(rest)})
+		case "silence":
+			t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: trace.TypeEmptyTurn, Text: "the model was given a turn and produced nothing"})
 		case "system":
 			t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Text: text(rest)})
 		case "instr":

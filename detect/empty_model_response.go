@@ -23,10 +23,13 @@ How this divides traces with harness-retry-loop (FM-1.5): a model that never ans
 infrastructure failure and only this detector reports it; every detector of agent behaviour stays
 silent on such a run. A model that answered but never produced its required output is the agent's
 failure (harness-retry-loop, missing-answer), and its empty turns are reported here too.
+A run that ends on a turn the model never answered is reported the same way when its format logs
+turns (Codex's turn_context, marked as an empty_turn step at ingest): the run stopped on the model's
+silence, and missing-answer (FM-3.1) leaves such a run alone.
 Blind spots: a turn that produced only whitespace or an unparsed event is not told apart from a real
 step; an empty response after a tool result that a person, not the harness, answered is not
-reported, since a user may interrupt a turn; the last turn of a run, which nothing follows, is never
-seen to be empty.`,
+reported, since a user may interrupt a turn; in formats that do not log turns, the last turn of a
+run, which nothing follows, is never seen to be empty.`,
 	Run: runEmptyModelResponse,
 }
 
@@ -63,6 +66,9 @@ func runEmptyModelResponse(p *Pass) {
 			silent = append(silent, i)
 		}
 	}
+	if end := endedSilent(t); end >= 0 {
+		silent = append(silent, end)
+	}
 	if len(silent) == 0 {
 		return
 	}
@@ -70,12 +76,35 @@ func runEmptyModelResponse(p *Pass) {
 	if len(silent) > 1 {
 		where = "steps " + joinInts(silent)
 	}
+	explanation := fmt.Sprintf("The model was prompted again at %s after a turn in which it produced nothing at all: no message, reasoning or tool call.", where)
+	conf := 0.6
+	if last := silent[len(silent)-1]; t.Steps[last].Type == trace.TypeEmptyTurn {
+		// The format logged the turn itself: its silence is a record, not an
+		// inference.
+		conf = 0.8
+		explanation = fmt.Sprintf("The model's turns came back empty (no message, reasoning or tool call) at %s; the last one ended the run, so the run stopped on the model's silence, not because the agent chose to stop.", where)
+	}
 	p.Report(trace.Finding{
 		Steps:       silent,
 		Quote:       firstLine(t.Steps[silent[0]].Text, 160),
-		Confidence:  0.6,
-		Explanation: fmt.Sprintf("The model was prompted again at %s after a turn in which it produced nothing at all: no message, reasoning or tool call.", where),
+		Confidence:  conf,
+		Explanation: explanation,
 	})
+}
+
+// endedSilent returns the step that records a last turn the model never
+// answered (trace.TypeEmptyTurn) when nothing of the agent follows it, or -1.
+func endedSilent(t *trace.Trace) int {
+	for i := len(t.Steps) - 1; i >= 0; i-- {
+		s := &t.Steps[i]
+		if s.Type == trace.TypeEmptyTurn {
+			return i
+		}
+		if isAgentStep(s) || isPrompt(s) || s.Kind == trace.KindToolResult {
+			return -1
+		}
+	}
+	return -1
 }
 
 // lastMove returns the last step before i that moved the conversation on (a

@@ -15,6 +15,9 @@ func TestEmptyModelResponse(t *testing.T) {
 		{name: "a retry nudge right after a tool result", trace: build(`user go`, `call shell {} => x`, n, `say ok`, `call shell {} => y`, `user hm`),
 			want: [][]int{{3}}, conf: 0.6},
 		{name: "nothing to answer", trace: build(`system started`)},
+		{name: "the run ends on a turn the model never answered", trace: build(`user go`, `call shell {} => x`, `silence`),
+			want: [][]int{{3}}, quote: "the model was given a turn and produced nothing", conf: 0.8},
+		{name: "an empty turn the agent answered after is no end", trace: build(`user go`, `silence`, `say ok`)},
 		{name: "named agents in the user seat are not prompts", trace: build(`agent CPO@assistant let us build it`, `agent CEO@user agreed`, `agent CEO@user and more`)},
 	})
 }

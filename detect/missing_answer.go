@@ -24,7 +24,9 @@ an entity without a name, or marks no entity with a boolean contributing_factor 
 empty list, 0.75 for no contributing_factor), which leaves nothing to score. Deviations from the
 prescribed schema are FM-1.1 (answer-format), reported alongside when they also leave nothing to
 score.
-A run in which the agent never produced a step is left to empty-model-response (SYS-1).
+A run in which the agent never produced a step, or that ended because the model's last turn came
+back empty (the format logged the turn and nothing followed) when the agent had never ended a turn by
+speaking, is left to empty-model-response (SYS-1): FM-3.1 is for an agent that stops on its own.
 Blind spots: a file written by a command faultline does not recognise as a write, and never read
 back, counts as written only when some other call touching it succeeded; a final version changed by
 a patch and never printed again is not checked.`,
@@ -33,7 +35,10 @@ a patch and never printed again is not checked.`,
 
 func runMissingAnswer(p *Pass) {
 	t, f := p.Trace, p.facts
-	if !f.agentActed() {
+	if !f.agentActed() || (endedSilent(t) >= 0 && !stoppedBySpeaking(t)) {
+		// A run that stopped because the model's turn came back empty, the
+		// agent never having ended a turn on its own, did not choose to stop:
+		// that is empty-model-response's (SYS-1).
 		return
 	}
 	a := f.answerFile()
@@ -138,4 +143,20 @@ func lastAgentStep(t *trace.Trace) int {
 		}
 	}
 	return -1
+}
+
+// stoppedBySpeaking reports whether the agent ever ended a turn on its own:
+// a message, final answer or reasoning of the agent answered by a harness
+// retry or by the end of the run, rather than followed by a tool call.
+func stoppedBySpeaking(t *trace.Trace) bool {
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		if s.Type != trace.TypeRetryNudge && s.Type != trace.TypeEmptyTurn {
+			continue
+		}
+		if before := lastMove(t, i); before >= 0 && spoke(&t.Steps[before]) {
+			return true
+		}
+	}
+	return false
 }

@@ -24,5 +24,8 @@ func TestMissingAnswer(t *testing.T) {
 		{name: "the run directory's copy decides", trace: build(zeroTask, `diag {"entities": []}`, `user go`, writeAnswer),
 			want: [][]int{{1}}, conf: 0.7},
 		{name: "the model never answered", trace: build(zeroTask, `user go`)},
+		{name: "the run stopped on the model's silence mid-investigation", trace: build(zeroTask, `user go`, readAlerts, `silence`)},
+		{name: "the agent stopped by speaking, then its turn came back empty", trace: build(zeroTask, `user go`, readAlerts, `say I will write it now.`, `nudge I don't see agent_output.json file.`, `silence`),
+			want: [][]int{{3}}, conf: 0.9},
 	})
 }

@@ -76,10 +76,11 @@ func checkPinned(t *testing.T, ds []*Detector, traces []*trace.Trace, key func(*
 //     never produced a step: SYS-1 and nothing else.
 //   - 019bc2a7 (gpt-oss, the one gpt-oss run that worked): the alert count
 //     query run twice with the same output (FM-1.3); three times the model
-//     answered a tool result with nothing and the harness re-prompted it
-//     (SYS-1 for the empty turns, FM-1.5 for the retries it needed); and a
-//     final patch to agent_output.json at step 54 that was never validated
-//     with jq as the prompt requires (FM-3.2).
+//     answered a tool result with nothing and the harness re-prompted it,
+//     and its last turn came back empty too (SYS-1: the model's silence, not
+//     the agent ignoring a stop condition); and a final patch to
+//     agent_output.json at step 54 that was never validated with jq as the
+//     prompt requires (FM-3.2).
 //   - 019bc313 (gemini): get_k8_spec of flagd-config re-read (FM-1.3, benign);
 //     four calls fighting the sandbox to write its own analysis script, which
 //     the prompt asks for (FM-2.3, debatable), and five spent finding a
@@ -88,8 +89,10 @@ func checkPinned(t *testing.T, ds []*Detector, traces []*trace.Trace, key func(*
 //     sandbox, and got past it, it goes back to that form at 117, 127 and 129
 //     (FM-1.4); its cause "unknown/Cluster/api-server" is named in no tool
 //     output (FM-3.3).
-//   - 019bc31f and 019bc339 (gemini) end without writing agent_output.json;
-//     two mistral runs announce a plan and stop (FM-3.1 twice each).
+//   - 019bc31f (gemini) ends on its own without writing agent_output.json
+//     (FM-3.1); 019bc339 (gemini) stops mid-investigation because the model's
+//     next turn came back empty (SYS-1, not FM-3.1); two mistral runs
+//     announce a plan and stop (FM-3.1 twice each).
 //   - 019bc33a (gemini remediation) is clean: written, jq failed, fixed,
 //     validated.
 func TestRealRollouts(t *testing.T) {
@@ -105,11 +108,11 @@ func TestRealRollouts(t *testing.T) {
 		"019bc28a": sys("[2 3 4 5 6 7]"), "019bc29d": sys("[2 3 4 5 6 7]"), "019bc2a1": sys("[2 3 4 5 6 7]"),
 		"019bc2a2-317b": sys("[2 3 4 5 6 7]"), "019bc2a2-c524": sys("[2 3 4 5 6 7]"), "019bc2a3": sys("[2 3 4 5 6 7]"),
 		"019bc2b3": sys("[2]"), "019bc310": sys("[2]"), "019bc332": sys("[2]"),
-		"019bc2a7": {"repeated-tool-call [14 20]", "harness-retry-loop [5 34 43]", "empty-model-response [5 34 43]", "skipped-validation [0 54]"},
+		"019bc2a7": {"repeated-tool-call [14 20]", "empty-model-response [5 34 43 56]", "skipped-validation [0 54]"},
 		"019bc313": {"repeated-tool-call [63 105]", "tooling-detour [73 75 77 79 74]", "tooling-detour [87 89 91 93 95 88]",
 			"repeated-known-error [77 89 117 127 129 118]", "unsupported-evidence [133 134]"},
 		"019bc31f": {"missing-answer [0 100]"},
-		"019bc339": {"missing-answer [0 25]"},
+		"019bc339": sys("[27]"),
 		"019bc2b1": noAnswer(3),
 		"019bc2b4": noAnswer(3),
 		"019bc33a": nil,
@@ -130,9 +133,10 @@ func longestPrefix(want map[string][]string, id string) string {
 
 // TestExampleCohort pins the findings on the simulated cohort under
 // examples/ (its README lists what is planted where): FM-1.3 in four runs, and
-// sim-gamma 101/1's harness retries (FM-1.5), empty turns (SYS-1) and missing
-// answer (FM-3.1), and sim-gamma 101/2's skipped jq check (FM-3.2). Nothing
-// else fires, in the controls or elsewhere.
+// sim-gamma 101/1's harness retries after the agent stopped by speaking
+// (FM-1.5), its empty turns, the last of which ends the run (SYS-1), and its
+// missing answer (FM-3.1), and sim-gamma 101/2's skipped jq check (FM-3.2).
+// Nothing else fires, in the controls or elsewhere.
 func TestExampleCohort(t *testing.T) {
 	dir := filepath.Join("..", "examples", "itbench-zero")
 	if _, err := os.Stat(dir); err != nil {
@@ -148,7 +152,7 @@ func TestExampleCohort(t *testing.T) {
 		"sim-beta/101/2":  {"repeated-tool-call [12 18]"},
 		"sim-beta/102/1":  nil,
 		"sim-beta/102/2":  {"repeated-tool-call [9 12]"},
-		"sim-gamma/101/1": {"missing-answer [0 10]", "harness-retry-loop [6 8 9 11 12]", "empty-model-response [9 12]"},
+		"sim-gamma/101/1": {"missing-answer [0 10]", "harness-retry-loop [6 8 11]", "empty-model-response [9 12 13]"},
 		"sim-gamma/101/2": {"skipped-validation [0 11]"},
 		"sim-gamma/102/1": nil,
 		"sim-gamma/102/2": nil,

@@ -142,7 +142,11 @@ var harnessNudge = regexp.MustCompile(`(?i)^\s*i (?:don'?t|do not|can'?t|cannot)
 type codexSession struct {
 	t       *trace.Trace
 	turns   int
-	models  []string
+	// turnStart is the number of steps when the last turn began, and
+	// turnTime when: what follows shows whether the model answered it.
+	turnStart int
+	turnTime  time.Time
+	models    []string
 	nudges  int
 	request string // first substantive user request
 	// mirrors pairs event_msg copies with the response items they mirror:
@@ -252,6 +256,7 @@ func (s *codexSession) event(in *Input, n int, line []byte, ev *codexLine) error
 	switch ev.Type {
 	case "turn_context":
 		s.turns++
+		s.turnStart, s.turnTime = len(s.t.Steps), ts
 		if p.Model != "" && (len(s.models) == 0 || s.models[len(s.models)-1] != p.Model) {
 			s.models = append(s.models, p.Model)
 		}
@@ -447,6 +452,10 @@ func (s *codexSession) finish(in *Input, seen map[string]int, emit func(*trace.T
 	if s.encrypted > 0 {
 		t.SetMeta("encrypted_reasoning", strconv.Itoa(s.encrypted))
 	}
+	if s.turns > 0 && s.lastTurnEmpty() {
+		t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: trace.TypeEmptyTurn, Time: s.turnTime,
+			Text: "the model was given a turn and produced nothing before the session ended"})
+	}
 	markFinal(t)
 	line, _ := strconv.Atoi(t.Meta["session_line"])
 	for _, p := range t.Link() {
@@ -457,6 +466,18 @@ func (s *codexSession) finish(in *Input, seen map[string]int, emit func(*trace.T
 		return nil
 	}
 	return emit(t)
+}
+
+// lastTurnEmpty reports whether the session's last turn ended with nothing
+// from the model: no message, reasoning or tool call, and no error or abort
+// that would explain the silence.
+func (s *codexSession) lastTurnEmpty() bool {
+	for _, st := range s.t.Steps[s.turnStart:] {
+		if st.Role == trace.RoleAssistant || st.Kind == trace.KindError {
+			return false
+		}
+	}
+	return true
 }
 
 // markFinal turns the last assistant message into the final answer when no

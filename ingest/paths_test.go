@@ -125,8 +125,11 @@ func TestZeroRunDirectory(t *testing.T) {
 	answer := `{"entities":[{"name":"otel-demo/ConfigMap/flags","contributing_factor":true}]}`
 	inner, _ := json.Marshal(map[string]string{"input": "*** Begin Patch\n*** Add File: agent_output.json\n+" + answer + "\n*** End Patch"})
 	outer, _ := json.Marshal(string(inner))
+	// The write counts only because its call succeeded.
 	writer := strings.Replace(codexSample, `"arguments":"{\"input\":\"bad"`, `"arguments":`+string(outer), 1)
-	if writer == codexSample {
+	writer = strings.Replace(writer, `"output":"failed to parse function arguments: EOF while parsing a string"`,
+		`"output":"{\"output\":\"Success. Updated the following files:\\nA agent_output.json\\n\",\"metadata\":{\"exit_code\":0}}"`, 1)
+	if writer == codexSample || !strings.Contains(writer, "Success. Updated") {
 		t.Fatal("sample changed; fix the test")
 	}
 	// One run directory with one session: the answer is attached.

@@ -50,6 +50,12 @@ const (
 // agent_output.json ..."). Formats set it in Step.Type; detectors rely on it.
 const TypeRetryNudge = "retry_nudge"
 
+// TypeEmptyTurn marks a harness step recording that the model was given a
+// turn and produced nothing before the run ended: the session stopped on
+// the model's silence, not because the agent chose to stop. Formats that
+// log turns (Codex's turn_context) add it; detectors rely on it.
+const TypeEmptyTurn = "empty_turn"
+
 // Step is one event of a run. Index is its position in Trace.Steps.
 type Step struct {
 	Index int    `json:"index"`
