@@ -29,6 +29,9 @@ type Sink interface {
 
 // FileSink receives the traces of one file.
 type FileSink interface {
+	// Trace takes one trace. An error that matches ErrRefused declines this
+	// trace only: the file goes on, and the refusal counts as an error of the
+	// file. Any other error stops the file.
 	Trace(ctx context.Context, t *trace.Trace) error
 	// Close ends the file. What was emitted before a decoding error is kept;
 	// a file with errors is not recorded as done, so that ingesting it again
@@ -36,20 +39,33 @@ type FileSink interface {
 	Close(ctx context.Context, r FileResult) error
 }
 
+// ErrRefused is matched by the error of a FileSink's Trace that declines one
+// trace, such as a store keeping a longer version of it, while the rest of
+// the file can still be taken.
+var ErrRefused = errors.New("trace refused")
+
 // StoreFile hands traces to a sink as the content of one file, as Paths
-// does with a file it decoded. It reports whether the sink took them: false
-// when it already holds the file.
+// does with a file it decoded. It reports whether the sink took the file:
+// false when it already holds it. Traces the sink refuses (see ErrRefused)
+// do not stop the others; their refusals are returned, joined, after the
+// file is closed with them counted as its errors.
 func StoreFile(ctx context.Context, sink Sink, info FileInfo, traces ...*trace.Trace) (bool, error) {
 	fs, err := sink.File(ctx, info)
 	if err != nil || fs == nil {
 		return false, err
 	}
+	var refused []error
 	for _, t := range traces {
-		if err := fs.Trace(ctx, t); err != nil {
+		err := fs.Trace(ctx, t)
+		switch {
+		case errors.Is(err, ErrRefused):
+			refused = append(refused, err)
+		case err != nil:
 			return false, errors.Join(err, fs.Close(ctx, FileResult{Err: err}))
 		}
 	}
-	return true, fs.Close(ctx, FileResult{})
+	closeErr := fs.Close(ctx, FileResult{Errors: len(refused)})
+	return true, errors.Join(append(refused, closeErr)...)
 }
 
 // FileResult is how decoding a file went.
@@ -73,7 +89,8 @@ type Summary struct {
 	Files     int // files decoded
 	Unchanged int // recognised files skipped because the sink already has them
 	Skipped   int // files met in a directory walk that are in no trace format
-	Traces    int // traces emitted
+	Traces    int // traces emitted and taken by the sink
+	Refused   int // traces the sink refused (see ErrRefused), each also an error
 	Errors    int // issues of severity Error
 	Notices   int
 	// SkippedFiles lists the walked files in no known format.
@@ -264,8 +281,15 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool) 
 		if t.Format == "codex" && path == display {
 			w.zero.annotate(in, path, t)
 		}
+		err := fs.Trace(ctx, t)
+		if errors.Is(err, ErrRefused) {
+			// One trace declined; the rest of the file is still read.
+			w.sum.Refused++
+			w.report(Issue{Path: display, Severity: Error, Message: err.Error()})
+			return nil
+		}
 		w.sum.Traces++
-		return fs.Trace(ctx, t)
+		return err
 	})
 	if decodeErr != nil && ctx.Err() == nil {
 		w.report(Issue{Path: display, Severity: Error, Message: "decoding stopped: " + decodeErr.Error()})

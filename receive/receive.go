@@ -10,7 +10,9 @@
 // arrives is taken as it is after IdleTimeout without a new span. Spans that
 // arrive for a trace already stored are rejected (reported in the response's
 // partial success and logged): storing them would replace the stored trace
-// with a fragment.
+// with a fragment. Spans of a trace stored longer ago, or before a restart,
+// are assembled as a trace of their own, which the store refuses when it
+// has fewer steps than the stored one; the refusal is logged.
 //
 // Memory is bounded: MaxTraces open traces, MaxSpans spans and MaxBytes of
 // span content (as OTelSpan.Size estimates it) are held at most, counting
@@ -93,7 +95,7 @@ type Stats struct {
 	RejectedSpans int64 // spans refused: no ids, late, or in a request refused for load
 	Throttled     int64 // requests refused with 429
 	Stored        int64 // traces stored
-	NotStored     int64 // traces with no agent content, or cut off at shutdown
+	NotStored     int64 // traces with no agent content, cut off at shutdown, or refused by the sink
 	OpenTraces    int   // traces held now, including those waiting to be stored
 	OpenSpans     int
 	OpenBytes     int
@@ -263,7 +265,16 @@ func (r *Receiver) storeOne(ctx context.Context, ot *openTrace) error {
 		t.SetMeta("otel.incomplete", "no root span within the idle timeout")
 	}
 	info := ingest.FileInfo{Path: "otlp:" + t.ID, Hash: ot.hash(), Size: int64(ot.bytes), Format: ot.format}
-	if _, err := ingest.StoreFile(ctx, r.cfg.Sink, info, t); err != nil {
+	_, err := ingest.StoreFile(ctx, r.cfg.Sink, info, t)
+	switch {
+	case errors.Is(err, ingest.ErrRefused):
+		// Late spans of a trace already stored: the stored trace stays whole.
+		r.mu.Lock()
+		r.stats.NotStored++
+		r.mu.Unlock()
+		r.cfg.Log.Warn("trace not stored: the sink refused it", "trace", ot.id.String(), "spans", len(ot.spans), "err", err)
+		return nil
+	case err != nil:
 		return err
 	}
 	r.mu.Lock()

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +26,7 @@ import (
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -352,5 +355,59 @@ func TestReceiveShutdownAndIdle(t *testing.T) {
 	waitFor(t, "the rootless trace", func() bool { return sink.get("4bf92f3577b34da6a3ce929d0e0e4736") != nil })
 	if tr := sink.get("4bf92f3577b34da6a3ce929d0e0e4736"); tr.Meta["otel.incomplete"] == "" {
 		t.Errorf("meta %v", tr.Meta)
+	}
+}
+
+// After a restart the receiver no longer knows which traces it stored: late
+// spans of one are assembled as a trace of their own, which the store
+// refuses, as it has fewer steps than the stored trace. The refusal is
+// logged and counted, and the stored trace stays whole.
+func TestReceiveLateSpansDoNotCutAStoredTraceShort(t *testing.T) {
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rcv := start(t, Config{Sink: st, RootWait: 10 * time.Millisecond})
+	post(t, rcv.addr, "application/json", sample(t))
+	waitFor(t, "the sample's traces", func() bool { return rcv.r.Stats().Stored == 2 })
+	if err := rcv.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The stored trace's tool span, arriving late.
+	tool := pcommon.SpanID{0x2b, 0x3c, 0x4d, 0x5e, 0x6f, 0x70, 0x81, 0x92}
+	late, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(func() ptrace.Traces {
+		td, _ := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(sample(t))
+		td.ResourceSpans().RemoveIf(func(rs ptrace.ResourceSpans) bool {
+			rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
+				ss.Spans().RemoveIf(func(s ptrace.Span) bool { return s.SpanID() != tool })
+				return ss.Spans().Len() == 0
+			})
+			return rs.ScopeSpans().Len() == 0
+		})
+		return td
+	}())
+	var logs bytes.Buffer // written by the receiver's goroutines, read once they have stopped
+	var stored []string
+	rcv = start(t, Config{Sink: st, RootWait: time.Hour, IdleTimeout: 20 * time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(&logs, nil)), Stored: func(t *trace.Trace) { stored = append(stored, t.ID) }})
+	if resp, body := post(t, rcv.addr, "application/json", late); resp.StatusCode != 200 {
+		t.Fatal(string(body))
+	}
+	waitFor(t, "the late spans to be handled", func() bool { return rcv.r.Stats().NotStored == 1 })
+	if err := rcv.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if s := rcv.r.Stats(); s.Stored != 0 || len(stored) != 0 {
+		t.Errorf("the late spans were stored: %+v %v", s, stored)
+	}
+	if tr, err := st.Load(ctx, id); err != nil || len(tr.Steps) != 7 {
+		t.Errorf("stored trace: %v, %d steps, want 7", err, len(tr.Steps))
+	}
+	if !strings.Contains(logs.String(), "trace not stored: the sink refused it") || !strings.Contains(logs.String(), "7 steps are stored") {
+		t.Errorf("the refusal is not logged:\n%s", logs.String())
 	}
 }

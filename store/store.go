@@ -1,6 +1,8 @@
 // Package store keeps traces, their steps, findings and outcomes in an
 // embedded SQLite database (pure Go, no cgo). Re-ingesting a file whose
-// content is unchanged is a no-op; a changed file replaces its traces.
+// content is unchanged is a no-op; a changed file replaces its traces, but
+// a trace is not replaced by a version of fewer steps unless the caller
+// allows it (see FewerSteps).
 package store
 
 import (
@@ -33,11 +35,44 @@ type Store struct {
 	// detectedWith is recorded on every trace written through File, set when
 	// the caller runs detectors on traces before they are stored.
 	detectedWith string
+	// replaced, when set, lets a trace written through File replace a stored
+	// one of more steps, and is told of each (see ReplaceFewerSteps).
+	replaced func(FewerSteps)
 }
 
 // RecordDetectors tells the store that traces it receives through File carry
 // the findings of this detector set (see detect.Version).
 func (s *Store) RecordDetectors(version string) { s.detectedWith = version }
+
+// ReplaceFewerSteps lets traces received through File replace stored traces
+// of more steps, which are otherwise refused with a *FewerSteps error;
+// replaced is told of each such replacement.
+func (s *Store) ReplaceFewerSteps(replaced func(FewerSteps)) { s.replaced = replaced }
+
+// FewerSteps is a trace arriving with fewer steps than the version stored
+// under its id: most often from a truncated copy of the file it was read
+// from, or from that file cut short since. As an error it is the refusal to
+// store it, which matches ingest.ErrRefused, so the file's other traces are
+// still stored.
+type FewerSteps struct {
+	ID         string
+	Stored     int    // steps stored
+	StoredFrom string // the file the stored version came from, as files.path
+	Incoming   int    // steps arriving
+	File       string // the file they arrive from, as files.path
+}
+
+func (e *FewerSteps) Error() string {
+	from, guess := e.StoredFrom, "a truncated copy?"
+	if e.StoredFrom == e.File {
+		from, guess = "an earlier version of this file", "was it cut short?"
+	}
+	return fmt.Sprintf("trace %s: %d steps are stored (from %s); this file has %d; not replaced, since that would lose %d steps (%s)",
+		e.ID, e.Stored, from, e.Incoming, e.Stored-e.Incoming, guess)
+}
+
+// Is makes a refusal match ingest.ErrRefused.
+func (e *FewerSteps) Is(target error) bool { return target == ingest.ErrRefused }
 
 // ErrNotFound is returned when a trace does not exist.
 var ErrNotFound = errors.New("not found")
@@ -50,7 +85,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("creating %s: %w", dir, err)
 		}
 	}
-	dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+	// Transactions begin IMMEDIATE, taking the write lock at once: every one
+	// of them writes, and a read inside one (such as the stored step count a
+	// new trace is checked against) then holds until it commits, whatever
+	// another process writes meanwhile.
+	dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -94,8 +133,11 @@ func (s *Store) Revision(ctx context.Context) (string, error) {
 }
 
 // File implements ingest.Sink. It returns nil when the file's content is
-// already stored under the same path; otherwise it opens a transaction that
-// first removes the file's previous traces.
+// already stored under the same path; otherwise it opens a transaction in
+// which the file's traces replace those it held before. A trace with fewer
+// steps than the one stored under its id is refused (see FewerSteps) unless
+// ReplaceFewerSteps allows it; a file with a refused trace is not recorded
+// as ingested, so that it is read, and refused, again.
 func (s *Store) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, error) {
 	var hash string
 	err := s.db.QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, f.Path).Scan(&hash)
@@ -107,11 +149,15 @@ func (s *Store) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, e
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("starting a transaction: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM traces WHERE file = ?`, f.Path); err != nil {
+	// The file's previous traces are removed at Close, those it no longer
+	// holds: one it still holds is first compared with its new version, and
+	// stays if that version is refused.
+	previous, err := fileTraces(ctx, tx, f.Path)
+	if err != nil {
 		tx.Rollback()
-		return nil, fmt.Errorf("removing previous traces: %w", err)
+		return nil, err
 	}
 	w, err := newWriter(ctx, tx)
 	if err != nil {
@@ -119,7 +165,28 @@ func (s *Store) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, e
 		return nil, err
 	}
 	w.detectedWith = s.detectedWith
-	return &fileSink{store: s, tx: tx, w: w, info: f}, nil
+	return &fileSink{store: s, tx: tx, w: w, info: f, previous: previous}, nil
+}
+
+// fileTraces returns the ids of the traces stored from a file.
+func fileTraces(ctx context.Context, tx *sql.Tx, file string) (map[string]bool, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM traces WHERE file = ?`, file)
+	if err != nil {
+		return nil, fmt.Errorf("listing previous traces: %w", err)
+	}
+	defer rows.Close()
+	ids := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("listing previous traces: %w", err)
+		}
+		ids[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing previous traces: %w", err)
+	}
+	return ids, nil
 }
 
 type fileSink struct {
@@ -128,9 +195,23 @@ type fileSink struct {
 	w      *writer
 	info   ingest.FileInfo
 	traces int
+	// previous holds the ids of the traces the file held before that it has
+	// not yet emitted again.
+	previous map[string]bool
 }
 
 func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
+	delete(fs.previous, t.ID)
+	fewer, err := fs.w.fewerSteps(ctx, fs.info.Path, t)
+	if err != nil {
+		return err
+	}
+	if fewer != nil {
+		if fs.store.replaced == nil {
+			return fewer
+		}
+		fs.store.replaced(*fewer)
+	}
 	fs.traces++
 	return fs.w.putTrace(ctx, fs.info.Path, t)
 }
@@ -140,6 +221,12 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 	if ctx.Err() != nil {
 		// Interrupted: keep the database as it was before this file.
 		return fs.tx.Rollback()
+	}
+	for id := range fs.previous {
+		if _, err := fs.w.delTrace.ExecContext(ctx, id); err != nil {
+			fs.tx.Rollback()
+			return fmt.Errorf("removing trace %s, no longer in the file: %w", id, err)
+		}
 	}
 	hash := fs.info.Hash
 	if r.Err != nil || r.Errors > 0 {
@@ -159,7 +246,7 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 type writer struct {
 	detectedWith string
 
-	delTrace, insTrace, insStep, insFinding, insOutcome *sql.Stmt
+	stepCount, delTrace, insTrace, insStep, insFinding, insOutcome *sql.Stmt
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -170,6 +257,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 			*dst, err = tx.PrepareContext(ctx, q)
 		}
 	}
+	prep(&w.stepCount, `SELECT step_count, file FROM traces WHERE id = ?`)
 	prep(&w.delTrace, `DELETE FROM traces WHERE id = ?`)
 	prep(&w.insTrace, `INSERT INTO traces (id, file, format, source, system, model, task, scenario, trial, started, ended, step_count, usage, meta, diagnosis_source, diagnosis, detected_with)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -187,11 +275,29 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.delTrace, w.insTrace, w.insStep, w.insFinding, w.insOutcome} {
+	for _, st := range []*sql.Stmt{w.stepCount, w.delTrace, w.insTrace, w.insStep, w.insFinding, w.insOutcome} {
 		if st != nil {
 			st.Close()
 		}
 	}
+}
+
+// fewerSteps says how t, arriving from file, falls short of the trace stored
+// under its id: nil when none is stored or t has as many steps or more. It
+// reads the stored step count, not the steps.
+func (w *writer) fewerSteps(ctx context.Context, file string, t *trace.Trace) (*FewerSteps, error) {
+	var stored int
+	var from string
+	err := w.stepCount.QueryRowContext(ctx, t.ID).Scan(&stored, &from)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("trace %s: reading its stored step count: %w", t.ID, err)
+	case len(t.Steps) >= stored:
+		return nil, nil
+	}
+	return &FewerSteps{ID: t.ID, Stored: stored, StoredFrom: from, Incoming: len(t.Steps), File: file}, nil
 }
 
 // putTrace stores a trace with its steps, bundled findings and outcomes,

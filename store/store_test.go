@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/trace"
@@ -94,6 +96,136 @@ func TestReingestIsIdempotentAndChangedFileReplaces(t *testing.T) {
 	}
 	if _, err := st.Load(ctx, "a"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("trace a should be gone, got %v", err)
+	}
+}
+
+// withSteps is a trace of n messages.
+func withSteps(id string, n int) *trace.Trace {
+	tr := &trace.Trace{ID: id, Format: "codex", Source: "x.jsonl"}
+	for i := range n {
+		tr.Append(trace.Step{Kind: trace.KindMessage, Role: "user", Text: fmt.Sprint("step ", i)})
+	}
+	return tr
+}
+
+// A trace stored with 3 steps from /full meets a version of it, beside
+// another trace, in a second file: one of fewer steps is refused unless
+// ReplaceFewerSteps allows it, and the second file's other trace is stored
+// either way.
+func TestFewerStepsAreRefused(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		file      string // the second file; /full is the first changed
+		steps     int    // the second file's steps of trace a
+		replace   bool
+		refused   string // the refusal's text, "" when a is stored
+		wantSteps int
+		wantFrom  string // the file trace a is stored from afterwards
+	}{
+		{"a truncated copy", "/copy", 1, false,
+			"trace a: 3 steps are stored (from /full); this file has 1; not replaced, since that would lose 2 steps (a truncated copy?)", 3, "/full"},
+		{"the file cut short", "/full", 1, false,
+			"trace a: 3 steps are stored (from an earlier version of this file); this file has 1; not replaced, since that would lose 2 steps (was it cut short?)", 3, "/full"},
+		{"no steps at all", "/copy", 0, false,
+			"trace a: 3 steps are stored (from /full); this file has 0; not replaced, since that would lose 3 steps (a truncated copy?)", 3, "/full"},
+		{"as many steps", "/copy", 3, false, "", 3, "/copy"},
+		{"more steps", "/copy", 5, false, "", 5, "/copy"},
+		{"the file grown", "/full", 5, false, "", 5, "/full"},
+		{"a truncated copy, replacing", "/copy", 1, true, "", 1, "/copy"},
+		{"the file cut short, replacing", "/full", 1, true, "", 1, "/full"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := open(t)
+			ingestFile(t, st, "/full", "h1", withSteps("a", 3))
+			var replaced []FewerSteps
+			if tt.replace {
+				st.ReplaceFewerSteps(func(f FewerSteps) { replaced = append(replaced, f) })
+			}
+			info := ingest.FileInfo{Path: tt.file, Hash: "h2", Format: "codex"}
+			took, err := ingest.StoreFile(ctx, st, info, withSteps("a", tt.steps), withSteps("b", 2))
+			if !took {
+				t.Fatal("the second file was skipped as unchanged")
+			}
+			var fewer *FewerSteps
+			switch {
+			case tt.refused == "" && err != nil:
+				t.Fatalf("not stored: %v", err)
+			case tt.refused != "" && (!errors.Is(err, ingest.ErrRefused) || !errors.As(err, &fewer)):
+				t.Fatalf("err = %v, want a refusal", err)
+			case fewer != nil && (fewer.Error() != tt.refused ||
+				*fewer != FewerSteps{ID: "a", Stored: 3, StoredFrom: "/full", Incoming: tt.steps, File: tt.file}):
+				t.Errorf("refusal %+v: %q", *fewer, fewer.Error())
+			}
+			a, err := st.Load(ctx, "a")
+			if err != nil || len(a.Steps) != tt.wantSteps {
+				t.Fatalf("trace a: %v, %d steps, want %d", err, len(a.Steps), tt.wantSteps)
+			}
+			if list, _ := st.List(ctx, Filter{Paths: []string{tt.wantFrom}}); len(list) == 0 || list[0].ID != "a" {
+				t.Errorf("trace a is not stored from %s: %+v", tt.wantFrom, list)
+			}
+			if _, err := st.Load(ctx, "b"); err != nil {
+				t.Errorf("the second file's other trace: %v", err)
+			}
+			wantReplaced := 0
+			if tt.replace && tt.steps < 3 {
+				wantReplaced = 1
+			}
+			if len(replaced) != wantReplaced {
+				t.Errorf("told of %d replacements, want %d: %+v", len(replaced), wantReplaced, replaced)
+			}
+			// A file with a refused trace is read again, and refused again.
+			again, err := ingest.StoreFile(ctx, st, info, withSteps("a", tt.steps), withSteps("b", 2))
+			if again != (tt.refused != "") || (tt.refused != "") != errors.Is(err, ingest.ErrRefused) {
+				t.Errorf("second ingest of the second file: read %v, err %v", again, err)
+			}
+		})
+	}
+}
+
+// The step count a trace is checked against cannot change under the check:
+// another writer waits until the file's transaction ends, and then finds
+// the trace it stored.
+func TestFewerStepsCheckHoldsAgainstAnotherWriter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "f.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other, err := Open(ctx, path) // another process, as far as SQLite can tell
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+
+	fs, err := st.File(ctx, ingest.FileInfo{Path: "/copy", Hash: "h", Format: "codex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ingest.StoreFile(ctx, other, ingest.FileInfo{Path: "/full", Hash: "h", Format: "codex"}, withSteps("a", 3))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("another writer stored while a file's transaction was open: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := fs.Trace(ctx, withSteps("a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the other writer: %v", err)
+	}
+	if a, err := st.Load(ctx, "a"); err != nil || len(a.Steps) != 3 {
+		t.Errorf("trace a: %v, %d steps, want the other writer's 3", err, len(a.Steps))
 	}
 }
 

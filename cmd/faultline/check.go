@@ -21,6 +21,7 @@ func (a *app) checkCommand() *cobra.Command {
 	var baselinePath, maxIncrease string
 	var maxDensity float64
 	var sf scoreFlags
+	var inf ingestFlags
 	cmd := &cobra.Command{
 		Use:   "check --baseline FILE [PATH...]",
 		Short: "Fail when failure modes got more common than in a saved report (a CI gate)",
@@ -63,7 +64,7 @@ not be read), 2 the check could not be made (no baseline, another grouping, bad 
 				return err
 			}
 			defer st.Close()
-			in, err := a.prepareCohort(cmd, st, args, &sf, false)
+			in, err := a.prepareCohort(cmd, st, args, &sf, inf, false)
 			if err != nil {
 				return err
 			}
@@ -89,6 +90,7 @@ not be read), 2 the check could not be made (no baseline, another grouping, bad 
 	cmd.Flags().Float64Var(&maxDensity, "max-density-increase", 0.25, "largest allowed rise of the distinct MAST modes per failed trace")
 	cmd.MarkFlagRequired("baseline")
 	sf.register(cmd)
+	inf.register(cmd)
 	return cmd
 }
 

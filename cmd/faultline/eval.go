@@ -31,6 +31,7 @@ func (a *app) evalCommand() *cobra.Command {
 		asJSON                  bool
 		labelsArg, labelsSource string
 		ingestPaths             []string
+		inf                     ingestFlags
 		source                  = detect.Source
 		opt                     = analyze.AgreementOptions{Replicates: 2000, Seed: 1, Within: 1}
 	)
@@ -122,7 +123,7 @@ near_hit}.`,
 				}
 			}
 			if len(ingestPaths) > 0 {
-				res, err := a.ingest(ctx, st, ingestPaths, true, asJSON)
+				res, err := a.ingest(ctx, st, ingestPaths, inf, true, asJSON)
 				if err != nil {
 					return err
 				}
@@ -180,6 +181,7 @@ near_hit}.`,
 	cmd.Flags().StringVar(&labelsSource, "labels-source", "", "from a MAD file, the labels of one `SOURCE` (mad:annotator_1, ...) instead of the annotators' consensus")
 	cmd.Flags().StringVar(&source, "source", source, "annotation `SOURCE` to evaluate (detector, judge:<model>, human:<name>, mad:annotator_1, or a prefix such as mad)")
 	cmd.Flags().StringSliceVar(&ingestPaths, "ingest", nil, "ingest the trace files or directories at `PATH` first (as faultline ingest does; repeatable)")
+	inf.register(cmd)
 	cmd.Flags().IntVar(&opt.Replicates, "bootstrap", opt.Replicates, "`N` bootstrap resamples for the 95% intervals (0: no intervals)")
 	cmd.Flags().Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the bootstrap resampling")
 	cmd.Flags().IntVar(&opt.Within, "within", opt.Within, "location tolerance: a true positive placed within `K` steps of a labelled step counts as near")

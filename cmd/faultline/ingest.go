@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -19,6 +20,8 @@ type ingestResult struct {
 	Unchanged int            `json:"unchanged"`
 	Skipped   int            `json:"skipped"`
 	Traces    int            `json:"traces"`
+	Refused   int            `json:"refused"`  // traces not stored: fewer steps than the stored version
+	Replaced  int            `json:"replaced"` // traces stored over a version of more steps (--replace)
 	Errors    int            `json:"errors"`
 	Notices   int            `json:"notices"`
 	Issues    []ingestIssue  `json:"issues"`
@@ -33,8 +36,18 @@ type ingestIssue struct {
 	Message  string `json:"message"`
 }
 
+// ingestFlags are the flags of every command that ingests files.
+type ingestFlags struct {
+	replace bool
+}
+
+func (f *ingestFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.replace, "replace", false, "store a trace even over a stored version of more steps (refused otherwise, as a truncated copy would cut it short)")
+}
+
 func (a *app) ingestCommand() *cobra.Command {
 	var asJSON, noDetect bool
+	var inf ingestFlags
 	cmd := &cobra.Command{
 		Use:   "ingest PATH...",
 		Short: "Read trace files into the database",
@@ -44,12 +57,16 @@ recognised from its content, through gzip compression when the file has it. Dete
 run on every new trace unless --no-detect.
 
 Re-ingesting a file whose content has not changed does nothing; a changed file
-replaces the traces it held. Problems are reported as file:line: message, and
-the rest of the input is still ingested; the exit status is 1 when any input
-could not be read.`,
+replaces the traces it held. A trace already stored with more steps (from this
+file before it changed, or from another) is not replaced by a version with fewer,
+such as a truncated copy's: that is reported as an error of the file, and the
+file's other traces are stored. --replace stores it anyway. Problems are reported
+as file:line: message, and the rest of the input is still ingested; the exit
+status is 1 when any input could not be read or a trace was refused.`,
 		Example: `  faultline ingest examples/
   faultline ingest runs/2/1/sessions/2026/01/15/rollout-*.jsonl
-  cat rollout.jsonl | faultline ingest -`,
+  cat rollout.jsonl | faultline ingest -
+  faultline ingest --replace rollout-cut-short.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := a.openStore(cmd.Context())
@@ -57,7 +74,7 @@ could not be read.`,
 				return err
 			}
 			defer st.Close()
-			res, err := a.ingest(cmd.Context(), st, args, !noDetect, asJSON)
+			res, err := a.ingest(cmd.Context(), st, args, inf, !noDetect, asJSON)
 			if err != nil {
 				return err
 			}
@@ -74,16 +91,24 @@ could not be read.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (fields: files, unchanged, skipped, traces, errors, notices, issues, trace_ids)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (fields: files, unchanged, skipped, traces, refused, replaced, errors, notices, issues, trace_ids)")
 	cmd.Flags().BoolVar(&noDetect, "no-detect", false, "store traces without running the detectors")
+	inf.register(cmd)
 	return cmd
 }
 
 // ingest reads paths into the store, running the detectors on the way in
 // when detectOn is set. Issues are printed as they are found unless they are
 // being collected for JSON.
-func (a *app) ingest(ctx context.Context, st *store.Store, paths []string, detectOn, collect bool) (*ingestResult, error) {
+func (a *app) ingest(ctx context.Context, st *store.Store, paths []string, flags ingestFlags, detectOn, collect bool) (*ingestResult, error) {
 	res := &ingestResult{Issues: []ingestIssue{}, TraceIDs: []string{}}
+	if flags.replace {
+		st.ReplaceFewerSteps(func(f store.FewerSteps) {
+			res.Replaced++
+			a.log.Info("replacing a stored trace with a version of fewer steps", "trace", f.ID,
+				"stored", f.Stored, "from", f.StoredFrom, "steps", f.Incoming, "file", f.File)
+		})
+	}
 	var sink ingest.Sink = &recordingSink{next: st, ids: &res.TraceIDs}
 	if detectOn {
 		st.RecordDetectors(detect.Version(detect.All))
@@ -98,7 +123,7 @@ func (a *app) ingest(ctx context.Context, st *store.Store, paths []string, detec
 	}
 	sum, err := ingest.Paths(ctx, paths, sink, ingest.Options{Report: report, Stdin: a.stdin})
 	res.summary = sum
-	res.Files, res.Unchanged, res.Skipped, res.Traces, res.Errors, res.Notices = sum.Files, sum.Unchanged, sum.Skipped, sum.Traces, sum.Errors, sum.Notices
+	res.Files, res.Unchanged, res.Skipped, res.Traces, res.Refused, res.Errors, res.Notices = sum.Files, sum.Unchanged, sum.Skipped, sum.Traces, sum.Refused, sum.Errors, sum.Notices
 	for _, p := range sum.SkippedFiles {
 		a.log.Debug("skipped: no trace format", "file", p)
 	}
@@ -114,11 +139,18 @@ func (r *ingestResult) line() string {
 	if r.Skipped > 0 {
 		parts = append(parts, fmt.Sprintf("%d other files skipped", r.Skipped))
 	}
+	if r.Refused > 0 {
+		parts = append(parts, fmt.Sprintf("%d refused", r.Refused))
+	}
+	if r.Replaced > 0 {
+		parts = append(parts, fmt.Sprintf("%d replaced with fewer steps", r.Replaced))
+	}
 	parts = append(parts, fmt.Sprintf("%d errors", r.Errors))
 	return strings.Join(parts, ", ")
 }
 
-// recordingSink notes the id of every trace stored.
+// recordingSink notes the id of every trace stored, and tells how to store
+// one the store refused for its fewer steps.
 type recordingSink struct {
 	next ingest.Sink
 	ids  *[]string
@@ -139,8 +171,14 @@ type recordingFile struct {
 }
 
 func (r *recordingFile) Trace(ctx context.Context, t *trace.Trace) error {
-	r.pending = append(r.pending, t.ID)
-	return r.FileSink.Trace(ctx, t)
+	err := r.FileSink.Trace(ctx, t)
+	if fewer := (*store.FewerSteps)(nil); errors.As(err, &fewer) {
+		return fmt.Errorf("%w. Use --replace to replace it", err)
+	}
+	if err == nil {
+		r.pending = append(r.pending, t.ID)
+	}
+	return err
 }
 
 func (r *recordingFile) Close(ctx context.Context, res ingest.FileResult) error {

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/internal/shared"
+)
+
+// rollout019 is a real Codex rollout of 56 steps, trace 019bc2a7…; its
+// first 20 lines hold 9 of them.
+const (
+	rollout019 = "itbench/ITBench-SRE-Agent@29c782a/agent_outputs/2/1/sessions/2026/01/15/rollout-2026-01-15T12-15-06-019bc2a7-59dc-7430-8569-ef3779936830.jsonl"
+	trace019   = "019bc2a7-59dc-7430-8569-ef3779936830"
+)
+
+// firstLines returns the first n lines of the file at path.
+func firstLines(t *testing.T, path string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	return strings.Join(lines[:n], "")
+}
+
+// storedSteps returns the stored step count of a trace, and the file it was
+// read from.
+func (c *cli) storedSteps(id string) (int, string) {
+	c.t.Helper()
+	out, errOut, code := c.run("", "ls", "--json")
+	var list []struct {
+		ID     string `json:"id"`
+		Steps  int    `json:"steps"`
+		Source string `json:"source"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != exitOK {
+		c.t.Fatalf("ls: exit %d, %v\n%s", code, err, errOut)
+	}
+	for _, s := range list {
+		if s.ID == id {
+			return s.Steps, s.Source
+		}
+	}
+	c.t.Fatalf("trace %s is not stored", id)
+	return 0, ""
+}
+
+// A truncated copy of a real rollout, or the rollout cut short where it
+// lies, does not replace the stored trace unless --replace says so, through
+// every command that ingests.
+func TestIngestRefusesFewerSteps(t *testing.T) {
+	real := shared.Path(t, rollout019)
+	cut := firstLines(t, real, 20)
+	tests := []struct {
+		name      string
+		inPlace   bool     // the rollout ingested first is a copy, then cut short where it lies
+		command   []string // ingests the cut version, whose path is appended
+		wantCode  int
+		wantSteps int
+		wantOut   []string // in its output, stdout and stderr
+	}{
+		{"a truncated copy", false, []string{"ingest"}, exitDataError, 56, []string{
+			"error: DIR/copy.jsonl: trace " + trace019 + ": 56 steps are stored (from REAL); this file has 9; not replaced, since that would lose 47 steps (a truncated copy?). Use --replace to replace it\n",
+			"ingested 0 traces from 1 files, 1 refused, 1 errors",
+		}},
+		{"the rollout cut short", true, []string{"ingest"}, exitDataError, 56, []string{
+			"error: DIR/rollout.jsonl: trace " + trace019 + ": 56 steps are stored (from an earlier version of this file); this file has 9; not replaced, since that would lose 47 steps (was it cut short?). Use --replace to replace it\n",
+		}},
+		{"a truncated copy, replacing", false, []string{"ingest", "--replace"}, exitOK, 9, []string{
+			"ingested 1 traces from 1 files, 1 replaced with fewer steps, 0 errors",
+		}},
+		{"the rollout cut short, replacing", true, []string{"ingest", "--replace"}, exitOK, 9, nil},
+		{"analyze", false, []string{"analyze"}, exitDataError, 56, []string{"(a truncated copy?). Use --replace to replace it\n", "1 refused"}},
+		{"analyze, replacing", false, []string{"analyze", "--replace"}, exitOK, 9, []string{"1 replaced with fewer steps"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			first, second := real, filepath.Join(dir, "copy.jsonl")
+			if tt.inPlace {
+				first = filepath.Join(dir, "rollout.jsonl")
+				second = first
+				whole, err := os.ReadFile(real)
+				if err == nil {
+					err = os.WriteFile(first, whole, 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := newCLI(t)
+			if _, errOut, code := c.run("", "ingest", "-q", first); code != exitOK {
+				t.Fatalf("ingest: exit %d\n%s", code, errOut)
+			}
+			if steps, _ := c.storedSteps(trace019); steps != 56 {
+				t.Fatalf("%d steps stored, want 56", steps)
+			}
+			if err := os.WriteFile(second, []byte(cut), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := c.run("", append(tt.command, second)...)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d\n%s", code, tt.wantCode, errOut)
+			}
+			for _, want := range tt.wantOut {
+				want = strings.NewReplacer("DIR", dir, "REAL", real).Replace(want)
+				if !strings.Contains(out+errOut, want) {
+					t.Errorf("output lacks %q:\n%s%s", want, out, errOut)
+				}
+			}
+			steps, source := c.storedSteps(trace019)
+			if steps != tt.wantSteps {
+				t.Errorf("%d steps stored, want %d", steps, tt.wantSteps)
+			}
+			wantSource := first
+			if tt.wantSteps != 56 {
+				wantSource = second
+			}
+			if source != wantSource {
+				t.Errorf("stored from %s, want %s", source, wantSource)
+			}
+		})
+	}
+}
+
+// ingest --json counts refused and replaced traces, and a file with a
+// refused trace is read again rather than skipped as unchanged.
+func TestIngestJSONCountsFewerSteps(t *testing.T) {
+	real := shared.Path(t, rollout019)
+	copyPath := filepath.Join(t.TempDir(), "copy.jsonl")
+	if err := os.WriteFile(copyPath, []byte(firstLines(t, real, 20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t)
+	if _, errOut, code := c.run("", "ingest", "-q", real); code != exitOK {
+		t.Fatalf("ingest: exit %d\n%s", code, errOut)
+	}
+	type result struct {
+		Files, Unchanged, Traces, Refused, Replaced, Errors int
+		TraceIDs                                            []string `json:"trace_ids"`
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want result
+	}{
+		{"refused", nil, exitDataError, result{Files: 1, Refused: 1, Errors: 1, TraceIDs: []string{}}},
+		{"refused again, not unchanged", nil, exitDataError, result{Files: 1, Refused: 1, Errors: 1, TraceIDs: []string{}}},
+		{"replaced", []string{"--replace"}, exitOK, result{Files: 1, Traces: 1, Replaced: 1, TraceIDs: []string{trace019}}},
+		{"then unchanged", []string{"--replace"}, exitOK, result{Unchanged: 1, TraceIDs: []string{}}},
+	}
+	for _, tt := range tests {
+		out, errOut, code := c.run("", append(append([]string{"ingest", "--json"}, tt.args...), copyPath)...)
+		var got result
+		if err := json.Unmarshal([]byte(out), &got); err != nil || code != tt.code {
+			t.Fatalf("%s: exit %d, %v\n%s%s", tt.name, code, err, out, errOut)
+		}
+		if strings.Join(got.TraceIDs, ",") != strings.Join(tt.want.TraceIDs, ",") || got.TraceIDs == nil {
+			t.Errorf("%s: trace_ids %v, want %v", tt.name, got.TraceIDs, tt.want.TraceIDs)
+		}
+		got.TraceIDs = tt.want.TraceIDs
+		if got.Files != tt.want.Files || got.Unchanged != tt.want.Unchanged || got.Traces != tt.want.Traces ||
+			got.Refused != tt.want.Refused || got.Replaced != tt.want.Replaced || got.Errors != tt.want.Errors {
+			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
+		}
+		for _, field := range []string{`"refused":`, `"replaced":`} {
+			if !strings.Contains(out, field) {
+				t.Errorf("%s: no %s field in\n%s", tt.name, field, out)
+			}
+		}
+	}
+}
+
+// Every command that ingests takes --replace.
+func TestReplaceFlagOnEveryIngestingCommand(t *testing.T) {
+	for _, command := range []string{"ingest", "analyze", "check", "eval"} {
+		out, _, code := newCLI(t).run("", command, "--help")
+		if code != exitOK || !strings.Contains(out, "--replace") {
+			t.Errorf("%s --help: exit %d, no --replace:\n%s", command, code, out)
+		}
+	}
+}
