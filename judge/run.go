@@ -154,9 +154,9 @@ func NewRunner(b Backend, s Store, tok *Tokenizer, opt Options) *Runner {
 // skipped unless Force. Traces whose detector findings are system failures
 // only are recorded as skipped, with no call, unless IncludeSystemFailures;
 // the check costs nothing, so a trace skipped before is checked again (its
-// findings may have changed). It returns an error only when the run could not go
-// on: cancelled, a fatal endpoint error, a database error. Traces whose
-// judgement failed are recorded as failed and listed by Failures.
+// findings may have changed). It returns an error only when the run could
+// not go on: cancelled, a fatal endpoint error, a database error. Traces
+// whose judgement failed are recorded as failed and listed by Failures.
 func (r *Runner) Run(ctx context.Context, ids []string) error {
 	records, err := r.store.JudgeRecords(ctx, r.source, ids)
 	if err != nil {
