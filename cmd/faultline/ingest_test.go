@@ -1,17 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/shared"
 )
 
-// rollout019 is a real Codex rollout of 56 steps, trace 019bc2a7…; its
-// first 20 lines hold 9 of them.
+// rollout019 is a real Codex rollout, trace 019bc2a7…, of some 56 steps;
+// its first 20 lines hold a handful of them.
 const (
 	rollout019 = "itbench/ITBench-SRE-Agent@29c782a/agent_outputs/2/1/sessions/2026/01/15/rollout-2026-01-15T12-15-06-019bc2a7-59dc-7430-8569-ef3779936830.jsonl"
 	trace019   = "019bc2a7-59dc-7430-8569-ef3779936830"
@@ -56,27 +59,37 @@ func (c *cli) storedSteps(id string) (int, string) {
 func TestIngestRefusesFewerSteps(t *testing.T) {
 	real := shared.Path(t, rollout019)
 	cut := firstLines(t, real, 20)
+	// The step counts are the decoder's: FULL and CUT stand for them below.
+	cutPath := filepath.Join(t.TempDir(), "cut.jsonl")
+	if err := os.WriteFile(cutPath, []byte(cut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cutTraces, _, err := ingest.ReadAll(context.Background(), []string{cutPath}, ingest.Options{})
+	if err != nil || len(cutTraces) != 1 || cutTraces[0].ID != trace019 {
+		t.Fatalf("reading the cut rollout: %v, %d traces", err, len(cutTraces))
+	}
+	cutSteps := len(cutTraces[0].Steps)
 	tests := []struct {
-		name      string
-		inPlace   bool     // the rollout ingested first is a copy, then cut short where it lies
-		command   []string // ingests the cut version, whose path is appended
-		wantCode  int
-		wantSteps int
-		wantOut   []string // in its output, stdout and stderr
+		name     string
+		inPlace  bool     // the rollout ingested first is a copy, then cut short where it lies
+		command  []string // ingests the cut version, whose path is appended
+		wantCode int
+		wantCut  bool     // the cut version is stored afterwards
+		wantOut  []string // in its output, stdout and stderr
 	}{
-		{"a truncated copy", false, []string{"ingest"}, exitDataError, 56, []string{
-			"error: DIR/copy.jsonl: trace " + trace019 + ": 56 steps are stored (from REAL); this file has 9; not replaced, since that would lose 47 steps (a truncated copy?). Use --replace to replace it\n",
+		{"a truncated copy", false, []string{"ingest"}, exitDataError, false, []string{
+			"error: DIR/copy.jsonl: trace " + trace019 + ": FULL steps are stored (from REAL); this file has CUT; not replaced, since that would lose LOST steps (a truncated copy?). Use --replace to replace it\n",
 			"ingested 0 traces from 1 files, 1 refused, 1 errors",
 		}},
-		{"the rollout cut short", true, []string{"ingest"}, exitDataError, 56, []string{
-			"error: DIR/rollout.jsonl: trace " + trace019 + ": 56 steps are stored (from an earlier version of this file); this file has 9; not replaced, since that would lose 47 steps (was it cut short?). Use --replace to replace it\n",
+		{"the rollout cut short", true, []string{"ingest"}, exitDataError, false, []string{
+			"error: DIR/rollout.jsonl: trace " + trace019 + ": FULL steps are stored (from an earlier version of this file); this file has CUT; not replaced, since that would lose LOST steps (was it cut short?). Use --replace to replace it\n",
 		}},
-		{"a truncated copy, replacing", false, []string{"ingest", "--replace"}, exitOK, 9, []string{
+		{"a truncated copy, replacing", false, []string{"ingest", "--replace"}, exitOK, true, []string{
 			"ingested 1 traces from 1 files, 1 replaced with fewer steps, 0 errors",
 		}},
-		{"the rollout cut short, replacing", true, []string{"ingest", "--replace"}, exitOK, 9, nil},
-		{"analyze", false, []string{"analyze"}, exitDataError, 56, []string{"(a truncated copy?). Use --replace to replace it\n", "1 refused"}},
-		{"analyze, replacing", false, []string{"analyze", "--replace"}, exitOK, 9, []string{"1 replaced with fewer steps"}},
+		{"the rollout cut short, replacing", true, []string{"ingest", "--replace"}, exitOK, true, nil},
+		{"analyze", false, []string{"analyze"}, exitDataError, false, []string{"(a truncated copy?). Use --replace to replace it\n", "1 refused"}},
+		{"analyze, replacing", false, []string{"analyze", "--replace"}, exitOK, true, []string{"1 replaced with fewer steps"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,8 +110,9 @@ func TestIngestRefusesFewerSteps(t *testing.T) {
 			if _, errOut, code := c.run("", "ingest", "-q", first); code != exitOK {
 				t.Fatalf("ingest: exit %d\n%s", code, errOut)
 			}
-			if steps, _ := c.storedSteps(trace019); steps != 56 {
-				t.Fatalf("%d steps stored, want 56", steps)
+			fullSteps, _ := c.storedSteps(trace019)
+			if fullSteps < 50 || fullSteps <= cutSteps {
+				t.Fatalf("%d steps stored, and %d in the first 20 lines", fullSteps, cutSteps)
 			}
 			if err := os.WriteFile(second, []byte(cut), 0o644); err != nil {
 				t.Fatal(err)
@@ -108,21 +122,18 @@ func TestIngestRefusesFewerSteps(t *testing.T) {
 				t.Errorf("exit %d, want %d\n%s", code, tt.wantCode, errOut)
 			}
 			for _, want := range tt.wantOut {
-				want = strings.NewReplacer("DIR", dir, "REAL", real).Replace(want)
+				want = strings.NewReplacer("DIR", dir, "REAL", real, "FULL", fmt.Sprint(fullSteps),
+					"CUT", fmt.Sprint(cutSteps), "LOST", fmt.Sprint(fullSteps-cutSteps)).Replace(want)
 				if !strings.Contains(out+errOut, want) {
 					t.Errorf("output lacks %q:\n%s%s", want, out, errOut)
 				}
 			}
-			steps, source := c.storedSteps(trace019)
-			if steps != tt.wantSteps {
-				t.Errorf("%d steps stored, want %d", steps, tt.wantSteps)
+			wantSteps, wantSource := fullSteps, first
+			if tt.wantCut {
+				wantSteps, wantSource = cutSteps, second
 			}
-			wantSource := first
-			if tt.wantSteps != 56 {
-				wantSource = second
-			}
-			if source != wantSource {
-				t.Errorf("stored from %s, want %s", source, wantSource)
+			if steps, source := c.storedSteps(trace019); steps != wantSteps || source != wantSource {
+				t.Errorf("%d steps stored from %s, want %d from %s", steps, source, wantSteps, wantSource)
 			}
 		})
 	}
