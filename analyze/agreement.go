@@ -31,6 +31,10 @@ type Agreement struct {
 	// Within is the tolerance, in steps, of the location's within count.
 	Within int   `json:"within"`
 	Modes  []Row `json:"modes"` // modes compared on at least one trace, in taxonomy order
+	// System holds faultline's system codes (SYS-1 …: harness and
+	// infrastructure failures) compared on at least one trace. They are not
+	// MAST modes and stay out of Micro and Macro.
+	System []Row `json:"system"`
 	// Merged counts FM-3.2 and FM-3.3 as one mode, since sources confuse
 	// them (MAST's own judge prompt swaps their meanings): present when
 	// either is. Nil when neither was compared.
@@ -184,6 +188,7 @@ func (c cell) add(t *stats.Confusion, w int) {
 type column struct {
 	code, name string
 	merged     bool
+	system     bool   // a system code, outside the MAST pools
 	cells      []cell // by trace
 	excluded   int
 	loc        Location
@@ -206,6 +211,9 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 		cols = append(cols, &column{code: m.Code, name: m.Name})
 	}
 	cols = append(cols, &column{code: mergedCode, name: mergedName, merged: true})
+	for _, m := range taxonomy.System.Modes {
+		cols = append(cols, &column{code: m.Code, name: m.Name, system: true})
+	}
 	for _, id := range ids {
 		s, r := sv[id], rv[id]
 		for _, c := range cols {
@@ -238,6 +246,7 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: Level},
 		Within:    opt.Within,
 		Modes:     []Row{},
+		System:    []Row{},
 	}
 	if len(cols) == 0 {
 		return a
@@ -263,6 +272,10 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 			a.Merged = &row
 			continue
 		}
+		if c.system {
+			a.System = append(a.System, row)
+			continue
+		}
 		a.Modes = append(a.Modes, row)
 		micro = micro.Add(tables[j])
 		microLoc = Location{Pairs: microLoc.Pairs + c.loc.Pairs, Exact: microLoc.Exact + c.loc.Exact, Within: microLoc.Within + c.loc.Within}
@@ -273,7 +286,7 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 	}
 	a.Micro = &Row{Mode: "all", Name: "all modes, pooled", Pairs: micro.N(), TP: micro.TP, FP: micro.FP, FN: micro.FN, TN: micro.TN}
 	for _, c := range cols {
-		if !c.merged {
+		if c.pooled() {
 			a.Micro.Excluded += c.excluded
 		}
 	}
@@ -413,9 +426,13 @@ type estimate struct {
 	ok bool
 }
 
+// pooled reports whether the column counts in the micro and macro rows: a
+// MAST mode, not the merged verification row (it counts FM-3.2 and FM-3.3
+// again) nor a system code.
+func (c *column) pooled() bool { return !c.merged && !c.system }
+
 // estimates computes every measure of every column, then of the pooled
-// table (micro) and the mean over modes (macro), the merged column left out
-// of both since it counts FM-3.2 and FM-3.3 again.
+// table (micro) and the mean over modes (macro), over the pooled columns.
 func (g *grid) estimates(tables []stats.Confusion) [][nMeasures]estimate {
 	out := make([][nMeasures]estimate, len(g.cols)+2)
 	var micro stats.Confusion
@@ -425,12 +442,12 @@ func (g *grid) estimates(tables []stats.Confusion) [][nMeasures]estimate {
 		for k, f := range measures {
 			v, ok := f(t)
 			out[j][k] = estimate{v, ok}
-			if ok && !g.cols[j].merged {
+			if ok && g.cols[j].pooled() {
 				sum[k] += v
 				n[k]++
 			}
 		}
-		if !g.cols[j].merged {
+		if g.cols[j].pooled() {
 			micro = micro.Add(t)
 		}
 	}
@@ -494,12 +511,12 @@ func round4(v float64) *float64 {
 	return &r
 }
 
-// detectorModes lists the taxonomy modes the current detectors look for
-// (some detectors report failures outside it, of the infrastructure).
+// detectorModes lists the MAST modes and system codes the current
+// detectors look for.
 func detectorModes() []string {
 	var modes []string
 	for _, d := range detect.All {
-		if _, ok := taxonomy.MAST.Mode(d.Mode); ok && !slices.Contains(modes, d.Mode) {
+		if _, _, ok := taxonomy.Lookup(d.Mode); ok && !slices.Contains(modes, d.Mode) {
 			modes = append(modes, d.Mode)
 		}
 	}
@@ -513,8 +530,8 @@ func detectorModes() []string {
 // except the detectors': detectors only report what they find, so on the
 // traces the current detector set ran on (the store's detected_with), a
 // mode one of them looks for and none reported is absent. Detector
-// findings of another detector set are left out, as are modes outside the
-// taxonomy.
+// findings of another detector set are left out, as are modes outside MAST
+// and the system codes.
 func StoredLabels(ctx context.Context, st *store.Store, source string, ids []string) (*labels.Set, error) {
 	selected := []string{source}
 	all, err := st.Sources(ctx, ids)
@@ -574,7 +591,7 @@ func StoredLabels(ctx context.Context, st *store.Store, source string, ids []str
 		}
 	}
 	err = st.ModeVerdicts(ctx, ids, selected, func(v store.ModeVerdict) error {
-		if _, ok := taxonomy.MAST.Mode(v.Mode); ok && (v.Source != detect.Source || covered[v.Trace]) {
+		if _, _, ok := taxonomy.Lookup(v.Mode); ok && (v.Source != detect.Source || covered[v.Trace]) {
 			put(v.Trace, v.Mode, v.Verdict, v.Steps, false)
 		}
 		return nil

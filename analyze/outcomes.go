@@ -19,7 +19,9 @@ type ScoreRequest struct {
 	GroundTruth score.Set
 	// Files are the ground-truth files GroundTruth was read from. A trace
 	// that has a ground truth of its own beside it (see score.Beside) is
-	// held only against that one, and only when it is among Files.
+	// held only against that one, and only when it is among Files. Without
+	// Files (a caller that built GroundTruth itself) every ITBench run is
+	// held against GroundTruth.
 	Files     []string
 	Scenario  string // overrides every trace's scenario when set
 	Options   score.Options
@@ -103,7 +105,7 @@ func ScoreStored(ctx context.Context, st *store.Store, req ScoreRequest) (*Score
 			return nil, err
 		}
 		set := req.GroundTruth
-		if req.Scenario == "" {
+		if req.Scenario == "" && len(req.Files) > 0 {
 			if file := beside.Of(t.Source); file != "" {
 				if !given[file] {
 					res.Elsewhere = append(res.Elsewhere, Elsewhere{TraceID: t.ID, GroundTruth: file})

@@ -9,7 +9,7 @@ import (
 )
 
 // TestChatDetectorsOnAG2 pins what the chat detectors find in the eight AG2
-// group chats of the sample file, labelled in testdata/labels/ag2.jsonl.
+// group chats of the sample file, labelled in testdata/labels/real.jsonl.
 // Every finding was read against its chat:
 //   - rate-limiter: the Planner's message writes "**Coder's output:**" and
 //     "**Tester's output:**" and then runs the suite it wrote, four PASSes,

@@ -67,13 +67,13 @@ func (p *Pass) Report(f trace.Finding) {
 
 // Revision is bumped whenever a detector's logic changes, so stored findings
 // made by an older set are recomputed.
-const Revision = 3
+const Revision = 4
 
 // All is every detector, in the order they run: infrastructure first, then
 // MAST modes in taxonomy order.
 var All = []*Detector{
 	EmptyModelResponse, InfrastructureError, RateLimited, ContextOverflow,
-	ForbiddenFileRead, ForbiddenCommand, AnswerFormat, RoleBreach,
+	ForbiddenFileRead, ForbiddenCommand, AnswerFormat, ProseFinal, RoleBreach,
 	RepeatedToolCall, RepeatedPlanUpdate, RepeatedMessage,
 	RepeatedKnownError, ForgottenResult,
 	HarnessRetryLoop, WorkAfterAnswer, StepLimit, StalledLoop,

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/faultline/faultline/trace"
@@ -16,9 +17,10 @@ Two shapes are reported. A run in which the agent never produced a single step a
 prompted (a request, harness retries) is one finding citing every prompt, confidence 0.95 when it
 was prompted more than once, 0.8 when once (a log cut short after the first prompt looks the same).
 In a run where the agent did act, a turn that came back empty shows as a prompt that follows another
-prompt with nothing from the agent in between, or as a harness retry nudge right after a tool result
-(the model was sent the result and said nothing, so the turn ended); the prompts after such turns
-are one finding at confidence 0.6.
+prompt with nothing from the agent in between, as a harness retry nudge right after a tool result
+(the model was sent the result and said nothing, so the turn ended), or, in multi-agent chats, as an
+agent's message with no text that the next message follows directly; those steps are one finding at
+confidence 0.6.
 How this divides traces with harness-retry-loop (FM-1.5): a model that never answered is an
 infrastructure failure and only this detector reports it; every detector of agent behaviour stays
 silent on such a run. A model that answered but never produced its required output is the agent's
@@ -41,10 +43,10 @@ func runEmptyModelResponse(p *Pass) {
 			prompts = append(prompts, i)
 		}
 	}
-	if len(prompts) == 0 {
-		return
-	}
 	if !p.facts.agentActed() {
+		if len(prompts) == 0 {
+			return
+		}
 		conf := 0.8
 		if len(prompts) > 1 {
 			conf = 0.95
@@ -66,6 +68,19 @@ func runEmptyModelResponse(p *Pass) {
 			silent = append(silent, i)
 		}
 	}
+	// Chats keep a turn that came back empty as a message with no text,
+	// followed by the next message; an empty thought followed by the
+	// harness's record of a tool it chose (OpenManus) is no empty turn.
+	for i := range t.Steps {
+		st := &t.Steps[i]
+		if !isAgentStep(st) || st.Kind != trace.KindMessage || st.Tool != "" || strings.TrimSpace(st.Text) != "" {
+			continue
+		}
+		if i+1 == len(t.Steps) || t.Steps[i+1].Kind == trace.KindMessage || t.Steps[i+1].Kind == trace.KindFinal {
+			silent = append(silent, i)
+		}
+	}
+	slices.Sort(silent)
 	if end := endedSilent(t); end >= 0 {
 		silent = append(silent, end)
 	}

@@ -19,5 +19,7 @@ func TestEmptyModelResponse(t *testing.T) {
 			want: [][]int{{3}}, quote: "the model was given a turn and produced nothing", conf: 0.8},
 		{name: "an empty turn the agent answered after is no end", trace: build(`user go`, `silence`, `say ok`)},
 		{name: "named agents in the user seat are not prompts", trace: build(`agent CPO@assistant let us build it`, `agent CEO@user agreed`, `agent CEO@user and more`)},
+		{name: "a chat agent's empty turns", trace: build(`agent Planner@ plan this`, `agent Coder@ here is the code`, `agent Tester@`, `agent Tester@  `, `agent Tester@ all good`),
+			want: [][]int{{2, 3}}, conf: 0.6},
 	})
 }

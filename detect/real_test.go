@@ -88,9 +88,11 @@ func checkPinned(t *testing.T, ds []*Detector, traces []*trace.Trace, key func(*
 //     and 89 that a whole command passed as one argv entry fails in the
 //     sandbox, and got past it, it goes back to that form at 117, 127 and 129
 //     (FM-1.4); its cause "unknown/Cluster/api-server" is named in no tool
-//     output (FM-3.3).
+//     output (FM-3.3); it closes with a prose summary where the prompt
+//     allows nothing but the final JSON (FM-1.1).
 //   - 019bc31f (gemini) ends on its own without writing agent_output.json
-//     (FM-3.1); 019bc339 (gemini) stops mid-investigation because the model's
+//     (FM-3.1), with its diagnosis in a prose-and-JSON closing message
+//     (FM-1.1); 019bc339 (gemini) stops mid-investigation because the model's
 //     next turn came back empty (SYS-1, not FM-3.1); two mistral runs
 //     announce a plan and stop (FM-3.1 twice each).
 //   - 019bc33a (gemini remediation) is clean: written, jq failed, fixed,
@@ -110,8 +112,8 @@ func TestRealRollouts(t *testing.T) {
 		"019bc2b3": sys("[2]"), "019bc310": sys("[2]"), "019bc332": sys("[2]"),
 		"019bc2a7": {"repeated-tool-call [14 20]", "empty-model-response [5 34 43 56]", "skipped-validation [0 54]"},
 		"019bc313": {"repeated-tool-call [63 105]", "tooling-detour [73 75 77 79 74]", "tooling-detour [87 89 91 93 95 88]",
-			"repeated-known-error [77 89 117 127 129 118]", "unsupported-evidence [133 134]"},
-		"019bc31f": {"missing-answer [0 100]"},
+			"repeated-known-error [77 89 117 127 129 118]", "unsupported-evidence [133 134]", "prose-final [0 137]"},
+		"019bc31f": {"missing-answer [0 100]", "prose-final [0 100]"},
 		"019bc339": sys("[27]"),
 		"019bc2b1": noAnswer(3),
 		"019bc2b4": noAnswer(3),

@@ -33,8 +33,13 @@ type taskSpec struct {
 	DataFromTask    bool          // DataDirs come from Trace.Task, not from standing instructions
 	WorkDir         string
 	Mentioned       map[string]bool // every absolute path the prompt mentions
-	SentenceLimit   int             // most sentences allowed in the LimitedFields of the output
-	LimitedFields   []string        // JSON field names the limit applies to
+	// FinalJSONOnly is set when the task forbids any output but the JSON
+	// answer ("NEVER output anything other than the final JSON"); the
+	// phrase says so.
+	FinalJSONOnly   bool
+	FinalJSONPhrase string
+	SentenceLimit   int      // most sentences allowed in the LimitedFields of the output
+	LimitedFields   []string // JSON field names the limit applies to
 	LimitPhrase     string
 }
 
@@ -68,6 +73,8 @@ var (
 	// "Limit the explanation fields (`reasoning`, `evidence`) to no more than 2 sentences each."
 	sentenceRule = regexp.MustCompile(`(?i)[^.\n]*\bno more than (\d|one|two|three|four|five) sentences?\b[^.\n]*`)
 	backticked   = regexp.MustCompile("`(\\w+)`")
+	// "NEVER output anything other than the final JSON", "Return only the required JSON structure".
+	jsonOnlyRule = regexp.MustCompile(`(?i)\b(?:never|do not|don'?t)\s+output\s+anything\s+(?:other|else)\s+than\s+(?:the\s+)?(?:final\s+)?json\b|\breturn\s+only\s+the\s+(?:required\s+|final\s+)?json\b`)
 )
 
 var numberWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
@@ -169,6 +176,11 @@ func parseTask(task, instructions string) *taskSpec {
 		}
 		spec.SentenceLimit, spec.LimitPhrase = n, strings.TrimSpace(m[0])
 		return true
+	})
+	first(func(text string) bool {
+		m := jsonOnlyRule.FindString(text)
+		spec.FinalJSONOnly, spec.FinalJSONPhrase = m != "", m
+		return m != ""
 	})
 	spec.Mentioned = map[string]bool{}
 	for _, text := range []string{task, instructions} {

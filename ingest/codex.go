@@ -140,15 +140,15 @@ var harnessNudge = regexp.MustCompile(`(?i)^\s*i (?:don'?t|do not|can'?t|cannot)
 
 // codexSession accumulates one trace.
 type codexSession struct {
-	t       *trace.Trace
-	turns   int
+	t     *trace.Trace
+	turns int
 	// turnStart is the number of steps when the last turn began, and
 	// turnTime when: what follows shows whether the model answered it.
 	turnStart int
 	turnTime  time.Time
 	models    []string
-	nudges  int
-	request string // first substantive user request
+	nudges    int
+	request   string // first substantive user request
 	// mirrors pairs event_msg copies with the response items they mirror:
 	// key → number of unmatched copies seen from the other channel.
 	fromItems, fromEvents map[string]int

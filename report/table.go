@@ -69,3 +69,11 @@ func (t *Table) Write(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// WriteMarkdown prints the table as a GitHub-flavoured Markdown pipe table.
+func (t *Table) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	mdTable(&b, t)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -24,11 +24,14 @@ type evalJSON struct {
 	Issues      []ingestIssue        `json:"issues"`
 	Agreement   *analyze.Agreement   `json:"agreement"`
 	Attribution *analyze.Attribution `json:"attribution,omitempty"`
+	// Detectors holds each detector against the labels of its mode, when
+	// the source evaluated is the detectors.
+	Detectors []analyze.DetectorRow `json:"detectors,omitempty"`
 }
 
 func (a *app) evalCommand() *cobra.Command {
 	var (
-		asJSON                  bool
+		asJSON, markdown        bool
 		labelsArg, labelsSource string
 		ingestPaths             []string
 		inf                     ingestFlags
@@ -145,19 +148,27 @@ near_hit}.`,
 			if err != nil {
 				return err
 			}
-			compared := len(out.Agreement.Modes) > 0 || out.Agreement.Merged != nil
+			if source == detect.Source {
+				if out.Detectors, err = analyze.AgreeDetectors(ctx, st, ref); err != nil {
+					return err
+				}
+			}
+			compared := len(out.Agreement.Modes) > 0 || out.Agreement.Merged != nil || len(out.Agreement.System) > 0
 			if !compared && out.Attribution == nil {
 				return fmt.Errorf("nothing to compare: no trace has a mode decided by both %s (on %d traces) and the labels (on %d traces)",
 					source, out.Agreement.Source.Traces, out.Agreement.Labels.Traces)
 			}
-			if asJSON {
+			switch {
+			case asJSON:
 				if out.Issues == nil {
 					out.Issues = []ingestIssue{}
 				}
 				err = writeJSON(a.stdout, out)
-			} else {
+			case markdown:
+				err = writeAgreementMarkdown(a.stdout, out.Agreement, out.Detectors)
+			default:
 				if compared {
-					err = writeAgreement(a.stdout, out.Agreement)
+					err = writeAgreement(a.stdout, out.Agreement, out.Detectors)
 				}
 				if err == nil && out.Attribution != nil {
 					err = writeAttribution(a.stdout, out.Attribution, compared)
@@ -186,6 +197,8 @@ near_hit}.`,
 	cmd.Flags().Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the bootstrap resampling")
 	cmd.Flags().IntVar(&opt.Within, "within", opt.Within, "location tolerance: a true positive placed within `K` steps of a labelled step counts as near")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (fields in --help)")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the tables (per mode, per system code, per detector) as Markdown, without intervals")
+	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
 	cmd.MarkFlagRequired("labels")
 	return cmd
 }
@@ -273,7 +286,7 @@ func summaryIDs(traces []store.Summary) []string {
 // writeAgreement prints the comparison as text: what was compared, one
 // table of the statistics per mode, and one of locations when labels cite
 // steps.
-func writeAgreement(w io.Writer, ag *analyze.Agreement) error {
+func writeAgreement(w io.Writer, ag *analyze.Agreement, detectors []analyze.DetectorRow) error {
 	var b strings.Builder
 	for _, side := range []struct {
 		role string
@@ -302,28 +315,8 @@ func writeAgreement(w io.Writer, ag *analyze.Agreement) error {
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-
-	t := report.Table{Header: []string{"mode", "n", "TP", "FP", "FN", "TN", "left out", "precision", "recall", "F1", "kappa"}, NumericRight: true}
-	undefined := false
-	row := func(label string, counts []string, m analyze.Metrics) {
-		cells := append([]string{label}, counts...)
-		for _, x := range []analyze.Metric{m.Precision, m.Recall, m.F1, m.Kappa} {
-			cells = append(cells, metricCell(x))
-			undefined = undefined || x.Value == nil
-		}
-		t.Rows = append(t.Rows, cells)
-	}
-	counts := func(r *analyze.Row) []string {
-		return []string{fmt.Sprint(r.Pairs), fmt.Sprint(r.TP), fmt.Sprint(r.FP), fmt.Sprint(r.FN), fmt.Sprint(r.TN), fmt.Sprint(r.Excluded)}
-	}
-	rows := rowsOf(ag)
-	for _, r := range rows {
-		row(r.label, counts(r.row), r.row.Metrics)
-	}
-	if ag.Macro != nil {
-		row("mean over modes (macro)", make([]string, 6), ag.Macro.Metrics)
-	}
-	if err := t.Write(w); err != nil {
+	modes, undefined := modeTable(ag, true)
+	if err := modes.Write(w); err != nil {
 		return err
 	}
 	if undefined {
@@ -331,9 +324,24 @@ func writeAgreement(w io.Writer, ag *analyze.Agreement) error {
 			return err
 		}
 	}
-
+	if len(ag.System) > 0 {
+		if _, err := io.WriteString(w, "\nSystem failures (not MAST modes, not pooled above)\n"); err != nil {
+			return err
+		}
+		if err := systemTable(ag).Write(w); err != nil {
+			return err
+		}
+	}
+	if len(detectors) > 0 {
+		if _, err := io.WriteString(w, "\nBy detector: each against the labels of the mode it claims (a mode's row above pools its detectors)\n"); err != nil {
+			return err
+		}
+		if err := detectorTable(detectors).Write(w); err != nil {
+			return err
+		}
+	}
 	loc := report.Table{Header: []string{"mode", "pairs", "exact", fmt.Sprintf("within ±%d", ag.Within)}, NumericRight: true}
-	for _, r := range rows {
+	for _, r := range rowsOf(ag) {
 		if l := r.row.Location; l != nil {
 			loc.Rows = append(loc.Rows, []string{r.label, fmt.Sprint(l.Pairs), shareCell(l.Exact, l.Pairs), shareCell(l.Within, l.Pairs)})
 		}
@@ -345,6 +353,87 @@ func writeAgreement(w io.Writer, ag *analyze.Agreement) error {
 		return err
 	}
 	return loc.Write(w)
+}
+
+// writeAgreementMarkdown prints the per-mode, per-system-code and
+// per-detector tables as Markdown, point estimates only: the form the
+// README's accuracy table is regenerated from.
+func writeAgreementMarkdown(w io.Writer, ag *analyze.Agreement, detectors []analyze.DetectorRow) error {
+	modes, _ := modeTable(ag, false)
+	if err := modes.WriteMarkdown(w); err != nil {
+		return err
+	}
+	if len(ag.System) > 0 {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		if err := systemTable(ag).WriteMarkdown(w); err != nil {
+			return err
+		}
+	}
+	if len(detectors) > 0 {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		return detectorTable(detectors).WriteMarkdown(w)
+	}
+	return nil
+}
+
+// modeTable lays out the per-mode rows (merged and micro included) and the
+// macro row; undefined reports whether a statistic was undefined. Without
+// intervals, only point estimates are shown.
+func modeTable(ag *analyze.Agreement, intervals bool) (report.Table, bool) {
+	t := report.Table{Header: []string{"mode", "n", "TP", "FP", "FN", "TN", "left out", "precision", "recall", "F1", "kappa"}, NumericRight: true}
+	undefined := false
+	row := func(label string, counts []string, m analyze.Metrics) {
+		cells := append([]string{label}, counts...)
+		for _, x := range []analyze.Metric{m.Precision, m.Recall, m.F1, m.Kappa} {
+			if !intervals {
+				x.Lo, x.Hi = nil, nil
+			}
+			cells = append(cells, metricCell(x))
+			undefined = undefined || x.Value == nil
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	for _, r := range rowsOf(ag) {
+		row(r.label, countCells(r.row), r.row.Metrics)
+	}
+	if ag.Macro != nil {
+		row("mean over modes (macro)", make([]string, 6), ag.Macro.Metrics)
+	}
+	return t, undefined
+}
+
+func countCells(r *analyze.Row) []string {
+	return []string{fmt.Sprint(r.Pairs), fmt.Sprint(r.TP), fmt.Sprint(r.FP), fmt.Sprint(r.FN), fmt.Sprint(r.TN), fmt.Sprint(r.Excluded)}
+}
+
+// systemTable lays out the system codes' rows: counts, precision, recall.
+func systemTable(ag *analyze.Agreement) *report.Table {
+	t := report.Table{Header: []string{"system code", "n", "TP", "FP", "FN", "TN", "left out", "precision", "recall"}, NumericRight: true}
+	for i := range ag.System {
+		r := &ag.System[i]
+		p, rc := r.Precision, r.Recall
+		p.Lo, p.Hi, rc.Lo, rc.Hi = nil, nil, nil, nil
+		t.Rows = append(t.Rows, append(append([]string{r.Mode + " " + r.Name}, countCells(r)...), metricCell(p), metricCell(rc)))
+	}
+	return &t
+}
+
+// detectorTable lays out each detector against the labels of its mode.
+func detectorTable(rows []analyze.DetectorRow) *report.Table {
+	t := report.Table{Header: []string{"detector", "mode", "n", "TP", "FP", "FN", "precision", "recall", "at a labelled step"}, NumericRight: true}
+	for _, d := range rows {
+		at := "-"
+		if d.Located > 0 {
+			at = shareCell(d.Exact, d.Located)
+		}
+		t.Rows = append(t.Rows, []string{d.Detector, d.Mode, fmt.Sprint(d.Pairs), fmt.Sprint(d.TP), fmt.Sprint(d.FP), fmt.Sprint(d.FN),
+			metricCell(analyze.Metric{Value: d.Precision}), metricCell(analyze.Metric{Value: d.Recall}), at})
+	}
+	return &t
 }
 
 type labelledRow struct {
