@@ -170,12 +170,13 @@ func TestExampleCohort(t *testing.T) {
 // must not misfire on framework artefacts: ChatDev's phase prompts repeated
 // in role-play, HyperAgent's log printing each message two or three times,
 // AppWorld's deliberate "skip to the next song" loop, OpenManus's step cap
-// buried in a run summary. The one finding left is HyperAgent 10 repeating a
-// navigator's conclusion verbatim after the whole run restarted; one of its
-// three annotators marks FM-1.3.
+// buried in a run summary, HyperAgent's harness re-initialising the run and
+// replaying it (HyperAgent 10 repeats a navigator's conclusion only across
+// such a restart; one of its three annotators marked FM-1.3, the consensus
+// does not). Nothing fires.
 func TestMADTraces(t *testing.T) {
 	traces := ingestAll(t, shared.Path(t, "mast/MAD_human_labelled_dataset.json"))
-	want := map[string][]string{"mad:HyperAgent:10": {"repeated-message [174 225]"}}
+	want := map[string][]string{}
 	for _, tr := range traces {
 		if _, ok := want[tr.ID]; !ok {
 			want[tr.ID] = nil

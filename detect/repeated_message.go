@@ -21,8 +21,10 @@ or missing: a loop that asks the same and hears the same. Each repeated message 
 citing its copies; confidence 0.6 for two copies plus 0.1 a copy, up to 0.9.
 When the answers differ, the work moved on and only the words repeat (a filler line before each
 step, iteration over changing state such as "skip to the next song", a framework re-sending its
-phase prompt, a whole run restarted); that is not reported: on the human-labelled MAD traces such
-repeats are, with one exception, not labelled step repetition.
+phase prompt); that is not reported: on the human-labelled MAD traces such repeats are not labelled
+step repetition. Nor are copies on either side of a restart: where the system event that opened the
+run is logged again, the run started over (a harness that re-initialises the agent replays it), and
+only copies since the last restart count.
 Blind spots: paraphrased repeats are not recognised; canned messages of a framework or of a proxy
 agent that repeat with identical answers are reported like any other.`,
 	Run: runRepeatedMessage,
@@ -51,8 +53,9 @@ func runRepeatedMessage(p *Pass) {
 		}
 		groups[k] = append(groups[k], i)
 	}
+	restarts := replays(t)
 	for _, k := range order {
-		copies := repeatsWithSameAnswer(t, laterCopies(t, groups[k]))
+		copies := repeatsWithSameAnswer(t, laterCopies(t, sinceRestart(groups[k], restarts)))
 		if len(copies) < 2 {
 			continue
 		}
@@ -69,6 +72,47 @@ func runRepeatedMessage(p *Pass) {
 				who, times(len(copies)), joinInts(copies)),
 		})
 	}
+}
+
+// replays returns where the run starts over: the steps where the system
+// event that opened the run is logged again (HyperAgent's "Initialized
+// HyperAgent instance …"). What is repeated after such a point is a
+// restarted run replaying, not the agent redoing a step.
+func replays(t *trace.Trace) []int {
+	first := -1
+	var out []int
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		if s.Kind != trace.KindSystem || s.Text == "" {
+			continue
+		}
+		if first < 0 {
+			first = i
+		} else if s.Text == t.Steps[first].Text {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// sinceRestart keeps the copies of a message said since the run last
+// started over before the last copy: copies on either side of a restart
+// are the restarted run replaying, not a repeat.
+func sinceRestart(copies, restarts []int) []int {
+	last := copies[len(copies)-1]
+	from := -1
+	for _, r := range restarts {
+		if r <= last {
+			from = r
+		}
+	}
+	kept := copies[:0:0]
+	for _, c := range copies {
+		if c >= from {
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }
 
 // laterCopies keeps the copies of a message said again after someone else

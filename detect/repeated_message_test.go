@@ -13,6 +13,11 @@ func TestRepeatedMessage(t *testing.T) {
 		{name: "short messages repeat harmlessly", trace: build(`say Continue.`, `call shell {} => x`, `say Continue.`, `call shell {} => x`)},
 		{name: "three copies and no answer to the last", trace: build(`say `+long, `call shell {} => x`, `say `+long, `call shell {} => x`, `say `+long),
 			want: [][]int{{0, 3, 6}}, conf: 0.7},
+		{name: "a restarted run replaying is not a repeat", trace: build(`system Initialized agent`, `agent A@assistant `+long, `agent B@assistant nothing found`,
+			`system Initialized agent`, `agent A@assistant `+long, `agent B@assistant nothing found`)},
+		{name: "a repeat after the restart still counts", trace: build(`system Initialized agent`, `agent A@assistant first`,
+			`system Initialized agent`, `agent A@assistant `+long, `agent B@assistant nothing found`, `agent A@assistant `+long, `agent B@assistant nothing found`),
+			want: [][]int{{3, 5}}, conf: 0.6},
 		{name: "the same words from two agents are not a repeat", trace: build(`agent A@assistant `+long, `agent C@user hm`, `agent B@assistant `+long, `agent C@user hm`)},
 	})
 }
