@@ -309,6 +309,7 @@ type writer struct {
 	steps   int              // trace steps written so far
 	planted map[string][]int // mode → the trace steps it was planted at
 	pending []mark           // marks of an idle turn, waiting for the next step
+	idle    bool             // the last turn written was idle
 }
 
 // rollout is a run rendered: the file, how many steps faultline will see in
@@ -336,14 +337,19 @@ func writeRollout(r *run) rollout {
 	for _, s := range r.steps {
 		w.step(s)
 	}
-	// An idle turn at the very end is located at the last step before it.
-	for _, m := range w.pending {
-		w.planted[m.mode] = append(w.planted[m.mode], w.steps-1)
+	if w.idle {
+		// Ingest records a last turn the model never answered as a step of
+		// its own, where the idle turn's marks are located.
+		w.next()
 	}
 	return rollout{data: w.buf.Bytes(), steps: w.steps, planted: w.planted}
 }
 
 func (w *writer) step(s step) {
+	if s.act != doNudge {
+		// A nudge starts no turn: the last turn stays what it was.
+		w.idle = s.act == doIdle && s.think == ""
+	}
 	if s.act == doNudge {
 		w.tick(600 * time.Millisecond)
 		w.locate(s, atAction, w.user(nudgeText))
