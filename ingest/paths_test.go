@@ -139,6 +139,20 @@ func TestZeroRunDirectory(t *testing.T) {
 	write(t, dir, "8/1/agent_output.json", answer)
 	write(t, dir, "8/1/sessions/2026/01/01/rollout-a.jsonl", strings.Replace(codexSample, `"id":"s1"`, `"id":"other"`, 1))
 	write(t, dir, "8/1/sessions/2026/01/01/rollout-b.jsonl", strings.Replace(writer, `"id":"s1"`, `"id":"writer"`, 1))
+	// A session that only prints the file (a remediation run reading the
+	// diagnosis) is not its author, even though it shows the same content.
+	catArgs, _ := json.Marshal(`{"command":["cat","agent_output.json"]}`)
+	catOut, _ := json.Marshal(struct {
+		Output   string         `json:"output"`
+		Metadata map[string]int `json:"metadata"`
+	}{answer, map[string]int{"exit_code": 0}})
+	catOutQuoted, _ := json.Marshal(string(catOut))
+	reader := strings.Replace(codexSample, `"arguments":"{\"command\":[\"ls\",\"alerts\"]}"`, `"arguments":`+string(catArgs), 1)
+	reader = strings.Replace(reader, `"output":"{\"output\":\"a.json\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}"`, `"output":`+string(catOutQuoted), 1)
+	if !strings.Contains(reader, "cat") || !strings.Contains(reader, `flags`) {
+		t.Fatal("sample changed; fix the test")
+	}
+	write(t, dir, "8/1/sessions/2026/01/01/rollout-c.jsonl", strings.Replace(reader, `"id":"s1"`, `"id":"reader"`, 1))
 	sink := newMemSink()
 	var issues []string
 	if _, err := Paths(context.Background(), []string{dir}, sink, Options{Report: func(i Issue) { issues = append(issues, i.String()) }}); err != nil {
@@ -153,6 +167,9 @@ func TestZeroRunDirectory(t *testing.T) {
 	}
 	if w := sink.traces["writer"]; w.Diagnosis == nil || !strings.HasSuffix(w.Diagnosis.Source, filepath.Join("8", "1", "agent_output.json")) {
 		t.Errorf("writer session not given its diagnosis: %+v (issues %v)", w.Diagnosis, issues)
+	}
+	if r := sink.traces["reader"]; r == nil || r.Diagnosis != nil {
+		t.Errorf("a session that only read the file was given it: %+v", r)
 	}
 }
 

@@ -191,7 +191,9 @@ func (z *zeroDirs) annotate(in *Input, path string, t *trace.Trace) {
 	final := toolcall.Final(t, itbench.AnswerFile)
 	switch {
 	case d.sessions == 1:
-	case final.Known && toolcall.SameJSON(final.Content, string(d.answer)):
+	case len(final.Writes) > 0 && final.Known && toolcall.SameJSON(final.Content, string(d.answer)):
+		// This session wrote the file, and what it left there is the file:
+		// a session that only read it (a remediation run) is not its author.
 	default:
 		if len(final.Writes) > 0 {
 			in.Report(0, Notice, "session %s wrote %s, but the file in %s is not its last write; not attached", t.ID, itbench.AnswerFile, root)

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/judge"
+	"github.com/faultline/faultline/score"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -102,8 +104,35 @@ func (p *printer) header(t *trace.Trace) {
 	p.printf("outcome   %s\n", OutcomeText(trace.PrimaryOutcome(t.Outcomes)))
 	if t.Diagnosis != nil {
 		p.printf("diagnosis %s\n", t.Diagnosis.Source)
+	} else if answer := scoredAnswer(t.Outcomes); answer != "" {
+		p.printf("answer    %s\n", answer)
 	}
 	p.printf("\n")
+}
+
+// scoredAnswer says what faultline's scoring read as the run's answer (the
+// step that showed it, and how) or, for a run it left unscored, why; "" when
+// the run was not scored.
+func scoredAnswer(outcomes []trace.Outcome) string {
+	for _, o := range outcomes {
+		if o.Source != score.OutcomeSource {
+			continue
+		}
+		var d struct {
+			Diagnosis, Status, Problem string
+		}
+		if json.Unmarshal([]byte(o.Detail), &d) != nil {
+			return ""
+		}
+		switch {
+		case d.Diagnosis != "":
+			return d.Diagnosis
+		case strings.HasPrefix(d.Problem, d.Status):
+			return d.Problem
+		}
+		return d.Status + ": " + d.Problem
+	}
+	return ""
 }
 
 // findings prints one line per mode and source, then the evidence. Bare
