@@ -24,7 +24,7 @@ func isTaskStatement(t *trace.Trace, i int) bool {
 func chatAgents(t *trace.Trace) map[string]bool {
 	agents := map[string]bool{}
 	for i := range t.Steps {
-		if s := &t.Steps[i]; s.Agent != "" && isAgentStep(s) {
+		if s := &t.Steps[i]; s.Agent != "" && trace.ByAgent(s) {
 			agents[s.Agent] = true
 		}
 	}

@@ -50,7 +50,7 @@ func runClaimedExecution(p *Pass) {
 		var first string
 		for i := start; i < end; i++ {
 			s := &t.Steps[i]
-			if !isAgentStep(s) || s.Kind == trace.KindToolCall || isTaskStatement(t, i) {
+			if !trace.ByAgent(s) || s.Kind == trace.KindToolCall || isTaskStatement(t, i) {
 				continue
 			}
 			if claim := executionClaim(s.Text); claim != "" {

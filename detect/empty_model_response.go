@@ -73,7 +73,7 @@ func runEmptyModelResponse(p *Pass) {
 	// harness's record of a tool it chose (OpenManus) is no empty turn.
 	for i := range t.Steps {
 		st := &t.Steps[i]
-		if !isAgentStep(st) || st.Kind != trace.KindMessage || st.Tool != "" || strings.TrimSpace(st.Text) != "" {
+		if !trace.ByAgent(st) || st.Kind != trace.KindMessage || st.Tool != "" || strings.TrimSpace(st.Text) != "" {
 			continue
 		}
 		if i+1 == len(t.Steps) || t.Steps[i+1].Kind == trace.KindMessage || t.Steps[i+1].Kind == trace.KindFinal {
@@ -115,7 +115,7 @@ func endedSilent(t *trace.Trace) int {
 		if s.Type == trace.TypeEmptyTurn {
 			return i
 		}
-		if isAgentStep(s) || isPrompt(s) || s.Kind == trace.KindToolResult {
+		if trace.ByAgent(s) || isPrompt(s) || s.Kind == trace.KindToolResult {
 			return -1
 		}
 	}
@@ -126,7 +126,7 @@ func endedSilent(t *trace.Trace) int {
 // step of the agent, a prompt or a tool result, not a harness event), or -1.
 func lastMove(t *trace.Trace, i int) int {
 	for j := i - 1; j >= 0; j-- {
-		if s := &t.Steps[j]; isAgentStep(s) || isPrompt(s) || s.Kind == trace.KindToolResult {
+		if s := &t.Steps[j]; trace.ByAgent(s) || isPrompt(s) || s.Kind == trace.KindToolResult {
 			return j
 		}
 	}

@@ -41,28 +41,6 @@ func newFacts(t *trace.Trace) *facts {
 	return &facts{t: t}
 }
 
-// isAgentStep reports whether the agent (the model under study) produced
-// the step: its messages, reasoning, tool calls and final answer. Users,
-// harnesses, tools and system events are not the agent. Multi-agent formats
-// name their agents in Agent or give them roles of their own; those count,
-// even in the "user" seat of a role-play pair (ChatDev's CEO).
-func isAgentStep(s *trace.Step) bool {
-	switch s.Role {
-	case trace.RoleHarness, trace.RoleTool, trace.RoleSystem, "developer":
-		return false
-	case trace.RoleUser:
-		if s.Agent == "" {
-			return false
-		}
-	}
-	switch s.Kind {
-	case trace.KindReasoning, trace.KindToolCall, trace.KindFinal:
-		return true
-	case trace.KindMessage:
-		return s.Role != "" || s.Agent != ""
-	}
-	return false
-}
 
 // isPrompt reports whether the step is a message addressed to the agent by a
 // person or the harness: a request, a retry nudge. A named agent's message
@@ -78,7 +56,7 @@ func (f *facts) agentActed() bool {
 	if f.agentAny == 0 {
 		f.agentAny = -1
 		for i := range f.t.Steps {
-			if isAgentStep(&f.t.Steps[i]) {
+			if trace.ByAgent(&f.t.Steps[i]) {
 				f.agentAny = 1
 				break
 			}
@@ -392,7 +370,7 @@ func sentenceAt(text string, at int) string {
 // explanation of a plan update.
 func (f *facts) agentText(i int) string {
 	s := &f.t.Steps[i]
-	if !isAgentStep(s) {
+	if !trace.ByAgent(s) {
 		return ""
 	}
 	if s.Kind == trace.KindToolCall {

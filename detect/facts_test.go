@@ -182,8 +182,8 @@ func TestAgentSteps(t *testing.T) {
 		{trace.Step{Kind: trace.KindToolResult, Role: trace.RoleTool}, false, false},
 		{trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness}, false, false},
 	} {
-		if isAgentStep(&tt.step) != tt.agent || isPrompt(&tt.step) != tt.asked {
-			t.Errorf("%+v: agent %v prompt %v, want %v %v", tt.step, isAgentStep(&tt.step), isPrompt(&tt.step), tt.agent, tt.asked)
+		if trace.ByAgent(&tt.step) != tt.agent || isPrompt(&tt.step) != tt.asked {
+			t.Errorf("%+v: agent %v prompt %v, want %v %v", tt.step, trace.ByAgent(&tt.step), isPrompt(&tt.step), tt.agent, tt.asked)
 		}
 	}
 }

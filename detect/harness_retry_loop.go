@@ -106,5 +106,5 @@ func runHarnessRetryLoop(p *Pass) {
 // spoke reports whether a step is the agent saying something: a message, a
 // final answer or reasoning, as opposed to a tool call or silence.
 func spoke(s *trace.Step) bool {
-	return isAgentStep(s) && (s.Kind == trace.KindMessage || s.Kind == trace.KindFinal || s.Kind == trace.KindReasoning)
+	return trace.ByAgent(s) && (s.Kind == trace.KindMessage || s.Kind == trace.KindFinal || s.Kind == trace.KindReasoning)
 }

@@ -138,7 +138,7 @@ func citeRequirement(f *facts, phrase string, at int) ([]int, string) {
 // lastAgentStep returns the index of the agent's last step, or -1.
 func lastAgentStep(t *trace.Trace) int {
 	for i := len(t.Steps) - 1; i >= 0; i-- {
-		if isAgentStep(&t.Steps[i]) {
+		if trace.ByAgent(&t.Steps[i]) {
 			return i
 		}
 	}

@@ -40,7 +40,7 @@ func runRepeatedMessage(p *Pass) {
 	var order []key
 	for i := range t.Steps {
 		s := &t.Steps[i]
-		if !isAgentStep(s) || s.Kind == trace.KindToolCall {
+		if !trace.ByAgent(s) || s.Kind == trace.KindToolCall {
 			continue
 		}
 		text := trace.NormalizeSpace(s.Text)

@@ -41,7 +41,7 @@ func runRoleBreach(p *Pass) {
 	}
 	for i := range t.Steps {
 		s := &t.Steps[i]
-		if s.Agent == "" || s.Kind == trace.KindToolCall || !isAgentStep(s) || isTaskStatement(t, i) {
+		if s.Agent == "" || s.Kind == trace.KindToolCall || !trace.ByAgent(s) || isTaskStatement(t, i) {
 			continue
 		}
 		var quote string

@@ -251,7 +251,7 @@ func (f *facts) promptStep(phrase string) int {
 	}
 	for i := range f.t.Steps {
 		s := &f.t.Steps[i]
-		if isAgentStep(s) || s.Kind == trace.KindToolResult {
+		if trace.ByAgent(s) || s.Kind == trace.KindToolResult {
 			continue
 		}
 		if quotable(f.t, []int{i}, phrase) != "" {

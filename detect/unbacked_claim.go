@@ -99,7 +99,7 @@ func (f *facts) validityClaim(file string) (int, string) {
 func lastAgentMessage(t *trace.Trace) int {
 	for i := len(t.Steps) - 1; i >= 0; i-- {
 		s := &t.Steps[i]
-		if isAgentStep(s) && (s.Kind == trace.KindFinal || s.Kind == trace.KindMessage) {
+		if trace.ByAgent(s) && (s.Kind == trace.KindFinal || s.Kind == trace.KindMessage) {
 			return i
 		}
 	}

@@ -25,6 +25,19 @@ func withFindings(fs ...trace.Finding) *trace.Trace {
 	return t
 }
 
+// silent is a run of seven steps in which the model never answered: the
+// request, then the harness re-prompting it.
+func silent(fs ...trace.Finding) *trace.Trace {
+	t := &trace.Trace{ID: "silent", Format: "codex", Task: "Find the root cause of the incident."}
+	t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Text: "Instructions: Find the root cause of the incident. Write agent_output.json."})
+	t.Append(trace.Step{Kind: trace.KindMessage, Role: trace.RoleUser, Text: "Begin investigation"})
+	for range 5 {
+		t.Append(trace.Step{Kind: trace.KindMessage, Role: trace.RoleHarness, Type: trace.TypeRetryNudge, Text: "I don't see agent_output.json file."})
+	}
+	t.Findings = fs
+	return t
+}
+
 func TestSystemOnly(t *testing.T) {
 	mad := sysEmpty
 	mad.Source = "mad:annotator_1"
@@ -44,11 +57,21 @@ func TestSystemOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reason, skip := SystemOnly(withFindings(tt.findings...), "detector")
+			reason, skip := SystemOnly(silent(tt.findings...), "detector")
 			if skip != (tt.want != "") || !strings.HasPrefix(reason, tt.want) {
 				t.Errorf("SystemOnly = %q, %v; want %q", reason, skip, tt.want)
 			}
 		})
+	}
+	// Where the agent acted before the system failure, the run is judged:
+	// the judge can answer that it is a system failure.
+	if reason, skip := SystemOnly(withFindings(sysEmpty), "detector"); skip {
+		t.Errorf("a run the agent acted in is skipped: %q", reason)
+	}
+	empty := silent(sysEmpty)
+	empty.Append(trace.Step{Kind: trace.KindMessage, Agent: "Tester", Role: trace.RoleAssistant})
+	if _, skip := SystemOnly(empty, "detector"); !skip {
+		t.Error("an empty agent message counts as behaviour")
 	}
 }
 
@@ -57,9 +80,10 @@ func TestSystemOnly(t *testing.T) {
 // are judged as before. IncludeSystemFailures judges them all.
 func TestRunSkipsSystemFailuresOnly(t *testing.T) {
 	traces := map[string]*trace.Trace{
-		"sys-only": withFindings(sysEmpty),
-		"sys-two":  withFindings(sysEmpty, sysTool),
+		"sys-only": silent(sysEmpty),
+		"sys-two":  silent(sysEmpty, sysTool),
 		"mixed":    withFindings(sysEmpty, mastRep),
+		"acted":    withFindings(sysEmpty),
 		"clean":    withFindings(),
 	}
 	tests := []struct {
@@ -135,19 +159,22 @@ func TestSelectionCountsSkips(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := NewSelection(tok, opt)
-	for _, fs := range [][]trace.Finding{{sysEmpty}, {sysEmpty, mastRep}, nil} {
-		tr := withFindings(fs...)
+	quiet, err := NewPreview(silent(sysEmpty), tok, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []*trace.Trace{silent(sysEmpty), withFindings(sysEmpty, mastRep), withFindings()} {
 		sel.Add(tr)
 	}
 	// Findings change hints, not the token count much: compare loosely.
-	if sel.Judged != 2 || len(sel.Skips) != 1 || sel.First == nil || sel.SkipTokens < one.Total()*2*9/10 || sel.SkipTokens > one.Total()*2*11/10 {
-		t.Errorf("selection %+v (one trace: %d tokens)", sel, one.Total())
+	if sel.Judged != 2 || len(sel.Skips) != 1 || sel.First == nil || sel.SkipTokens < quiet.Total()*2*9/10 || sel.SkipTokens > quiet.Total()*2*11/10 {
+		t.Errorf("selection %+v (one trace: %d tokens, a silent one %d)", sel, one.Total(), quiet.Total())
 	}
 	var b strings.Builder
 	if err := sel.Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"=== selection (3 traces;", "2 would be judged: about ", "1 skipped as system failures only: about ", "(--include-system-failures judges them)", "  hand: skipped: only system failures (SYS-1"} {
+	for _, want := range []string{"=== selection (3 traces;", "2 would be judged: about ", "1 skipped as system failures only: about ", "(--include-system-failures judges them)", "  silent: skipped: only system failures (SYS-1"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("dry run lacks %q:\n%s", want, b.String())
 		}

@@ -83,6 +83,29 @@ type Step struct {
 	SpanID string `json:"span_id,omitempty"`
 }
 
+// ByAgent reports whether the agent (the model under study) produced
+// the step: its messages, reasoning, tool calls and final answer. Users,
+// harnesses, tools and system events are not the agent. Multi-agent formats
+// name their agents in Agent or give them roles of their own; those count,
+// even in the "user" seat of a role-play pair (ChatDev's CEO).
+func ByAgent(s *Step) bool {
+	switch s.Role {
+	case RoleHarness, RoleTool, RoleSystem, "developer":
+		return false
+	case RoleUser:
+		if s.Agent == "" {
+			return false
+		}
+	}
+	switch s.Kind {
+	case KindReasoning, KindToolCall, KindFinal:
+		return true
+	case KindMessage:
+		return s.Role != "" || s.Agent != ""
+	}
+	return false
+}
+
 // HasPair reports whether the step is linked to its call or result.
 func (s *Step) HasPair() bool { return s.Pair != nil }
 

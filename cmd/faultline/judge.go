@@ -86,10 +86,12 @@ MAST describes what the agent did; a run that failed because of the harness or t
 infrastructure (the model returned nothing, a tool server failed through no fault
 of the agent's arguments, a rate limit, a context overflow) is a system failure
 (SYS-1 to SYS-4), not a MAST mode. Two things follow:
-- A trace whose detector findings are system failures only is not sent to the
-  model: it is recorded as skipped, with the reason, and gets no MAST verdicts
-  (a skipped trace is not "judged, no failure"). --include-system-failures sends
-  such traces to the model anyway.
+- A trace whose detector findings are system failures only, and in which the
+  agent never did anything (no message, reasoning or tool call), is not sent to
+  the model: it is recorded as skipped, with the reason, and gets no MAST
+  verdicts (a skipped trace is not "judged, no failure"). A run in which the
+  agent acted before the failure is judged. --include-system-failures sends
+  the skipped ones to the model anyway.
 - The judge may answer that a run is a system failure, with its SYS code, steps
   and a verbatim quote, checked like any finding. It is stored as a finding of
   that code from the judge's source, and no MAST verdict is kept for the trace.

@@ -12,12 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/judge"
 	"github.com/faultline/faultline/judge/judgetest"
 	"github.com/faultline/faultline/store"
-	"github.com/faultline/faultline/taxonomy"
-	"github.com/faultline/faultline/trace"
 )
 
 // runCtx is cli.run with a context of the caller's.
@@ -424,27 +421,27 @@ func TestJudgeFallsBackWhenResponseFormatIsRejected(t *testing.T) {
 	}
 }
 
-// markSystemOnly makes the current detectors' findings on one stored trace a
-// system failure only, as the detectors leave a run whose model never
-// answered, and returns the trace's id.
-func (c *cli) markSystemOnly(model string) string {
+// silentRollout is a Codex session in which the model never answered: the
+// request, a harness retry, and two turns with nothing in them.
+const silentRollout = `{"timestamp":"2026-01-15T16:08:40.000Z","type":"session_meta","payload":{"id":"silent-run","timestamp":"2026-01-15T16:08:40.000Z","cwd":"/w","instructions":"Find the root cause. Write your diagnosis to: /w/agent_output.json"}}
+{"timestamp":"2026-01-15T16:08:40.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Begin investigation"}]}}
+{"timestamp":"2026-01-15T16:08:41.000Z","type":"turn_context","payload":{"model":"sim-silent","cwd":"/w"}}
+{"timestamp":"2026-01-15T16:08:42.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"I don't see agent_output.json file. Please resume the investigation and make sure to create the agent_output.json file as instructed earlier."}]}}
+{"timestamp":"2026-01-15T16:08:43.000Z","type":"turn_context","payload":{"model":"sim-silent","cwd":"/w"}}
+`
+
+// addSilentRun ingests a run whose model never answered, which the detectors
+// find to be a system failure only, and returns its id.
+func (c *cli) addSilentRun() string {
 	c.t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, c.db)
-	if err != nil {
+	path := filepath.Join(c.t.TempDir(), "silent.jsonl")
+	if err := os.WriteFile(path, []byte(silentRollout), 0o644); err != nil {
 		c.t.Fatal(err)
 	}
-	defer st.Close()
-	list, err := st.List(ctx, store.Filter{Model: model, Limit: 1})
-	if err != nil || len(list) == 0 {
-		c.t.Fatalf("no %s trace: %v", model, err)
+	if _, errOut, code := c.run("", "ingest", "-q", path); code != exitOK {
+		c.t.Fatalf("ingest: exit %d: %s", code, errOut)
 	}
-	id := list[0].ID
-	sys := []trace.Finding{{Mode: "SYS-1", Source: detect.Source, Detector: "empty-model-response", Verdict: trace.Present, Steps: []int{1}, Taxonomy: taxonomy.SystemVersion}}
-	if err := st.ReplaceFindings(ctx, id, detect.Source, sys, detect.Version(detect.All)); err != nil {
-		c.t.Fatal(err)
-	}
-	return id
+	return "silent-run"
 }
 
 // A trace whose detector findings are system failures only is not sent to
@@ -452,9 +449,9 @@ func (c *cli) markSystemOnly(model string) string {
 // reason, and it reads nowhere as judged with every mode absent.
 func TestJudgeSkipsSystemFailuresOnly(t *testing.T) {
 	c, srv := judgeCLI(t, validReply)
-	sysID := c.markSystemOnly("sim-beta")
+	sysID := c.addSilentRun()
 	n := c.traceCount()
-	reason := "skipped: only system failures (SYS-1 Empty model response at S1); no agent behaviour to judge"
+	reason := "skipped: only system failures (SYS-1 Empty model response at S0-S1); no agent behaviour to judge"
 
 	dry, errOut, code := c.run("", "judge", "--dry-run", "--model", "fake-model", "--base-url", srv.URL())
 	if code != exitOK || len(srv.Calls()) != 0 {
