@@ -41,7 +41,6 @@ func newFacts(t *trace.Trace) *facts {
 	return &facts{t: t}
 }
 
-
 // isPrompt reports whether the step is a message addressed to the agent by a
 // person or the harness: a request, a retry nudge. A named agent's message
 // is not a prompt even in the user seat.
