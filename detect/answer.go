@@ -54,7 +54,7 @@ func (f *facts) answerFile() *answerFacts {
 			if s.Kind != trace.KindToolCall || isPlanTool(s.Tool) || !strings.Contains(s.Args, a.File) {
 				continue
 			}
-			if runsCommand(f.command(i), spec.Validator) {
+			if toolcall.Runs(f.command(i), spec.Validator) {
 				a.Validations = append(a.Validations, i)
 				a.Exists = a.Exists || f.succeeded(i)
 			}
@@ -69,58 +69,6 @@ func (f *facts) answerFile() *answerFacts {
 // validationOK reports whether a validation call passed.
 func (f *facts) validationOK(call int) bool {
 	return f.succeeded(call) && !strings.Contains(strings.ToLower(f.output(call)), "parse error")
-}
-
-// runsCommand reports whether a command line runs name as a command, not
-// merely mentions it: name is followed by a separator or the end, and stands
-// where a command stands (see commandPosition).
-func runsCommand(cmd, name string) bool {
-	for i := 0; ; {
-		j := strings.Index(cmd[i:], name)
-		if j < 0 {
-			return false
-		}
-		at, end := i+j, i+j+len(name)
-		if (end == len(cmd) || strings.IndexByte(" \t\n;&|)'\"", cmd[end]) >= 0) && commandPosition(cmd, at) {
-			return true
-		}
-		i = end
-	}
-}
-
-// commandWrappers are words that run the command after them.
-var commandWrappers = []string{"sudo", "xargs", "env", "time", "nohup", "exec", "then", "do"}
-
-// commandPosition reports whether offset at of a command line is where a
-// command word starts: before it, past a path to it ("/usr/bin/jq") and
-// spaces, comes the start of the line, a shell separator, the quote opening
-// a "bash -c" script, or a wrapper such as sudo.
-func commandPosition(cmd string, at int) bool {
-	k := at
-	if k > 0 && cmd[k-1] == '/' {
-		for k > 0 && strings.IndexByte(" \t\n;&|(", cmd[k-1]) < 0 {
-			k--
-		}
-	}
-	for k > 0 && (cmd[k-1] == ' ' || cmd[k-1] == '\t') {
-		k--
-	}
-	if k == 0 || strings.IndexByte(";&|(\n`{", cmd[k-1]) >= 0 {
-		return true
-	}
-	// The script of "bash -c '…'" starts with a command too.
-	if q := cmd[k-1]; q == '\'' || q == '"' {
-		before := strings.TrimRight(cmd[:k-1], " \t")
-		if strings.HasSuffix(before, "-c") || strings.HasSuffix(before, "-lc") {
-			return true
-		}
-	}
-	for _, w := range commandWrappers {
-		if strings.HasSuffix(cmd[:k], w) && commandPosition(cmd, k-len(w)) {
-			return true
-		}
-	}
-	return false
 }
 
 // zeroSections decodes an answer in ITBench Zero's diagnosis schema

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/faultline/faultline/trace"
+	"github.com/faultline/faultline/trace/toolcall"
 )
 
 // ForbiddenCommand finds FM-1.1 where the agent runs a command or tool its task forbids.
@@ -32,7 +33,7 @@ func runForbiddenCommand(p *Pass) {
 		var calls []int
 		for i := range t.Steps {
 			s := &t.Steps[i]
-			if s.Kind == trace.KindToolCall && (s.Tool == ban.Name || shortTool(s.Tool) == ban.Name || runsCommand(f.command(i), ban.Name)) {
+			if s.Kind == trace.KindToolCall && (s.Tool == ban.Name || shortTool(s.Tool) == ban.Name || toolcall.Runs(f.command(i), ban.Name)) {
 				calls = append(calls, i)
 			}
 		}

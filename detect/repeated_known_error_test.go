@@ -2,8 +2,9 @@ package detect
 
 import (
 	"fmt"
-	"github.com/faultline/faultline/trace"
 	"testing"
+
+	"github.com/faultline/faultline/trace"
 )
 
 func TestRepeatedKnownError(t *testing.T) {

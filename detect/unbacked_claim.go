@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/trace"
+	"github.com/faultline/faultline/trace/toolcall"
 )
 
 // UnbackedClaim finds FM-3.3 where the agent's final message claims work the trace does not show.
@@ -58,9 +59,9 @@ func runUnbackedClaim(p *Pass) {
 		}
 		cmd := f.command(i)
 		if validator != "" {
-			passed = runsCommand(cmd, validator)
+			passed = toolcall.Runs(cmd, validator)
 		} else {
-			passed = runsCommand(cmd, "jq") || strings.Contains(cmd, "json.tool")
+			passed = toolcall.Runs(cmd, "jq") || strings.Contains(cmd, "json.tool")
 		}
 	}
 	if passed || !a.Exists {

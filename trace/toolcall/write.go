@@ -392,9 +392,14 @@ func echoed(segment string) (string, bool) {
 	return text + "\n", true
 }
 
-// wordPositions returns where word stands as a command word in cmd: at the
-// start, or after a separator, a pipe, a path prefix or a wrapper such as
-// sudo.
+// Runs reports whether a command line runs name as a command, not merely
+// mentions it: name is followed by a separator or the end, and stands where
+// a command stands (see commandAt).
+func Runs(cmd, name string) bool { return len(wordPositions(cmd, name)) > 0 }
+
+// wordPositions returns the offsets where word stands in cmd as a command:
+// followed by a separator or the end of the line, where commandAt says a
+// command starts.
 func wordPositions(cmd, word string) []int {
 	var out []int
 	for from := 0; ; {
@@ -402,26 +407,47 @@ func wordPositions(cmd, word string) []int {
 		if i < 0 {
 			return out
 		}
-		at := from + i
-		from = at + len(word)
-		if from < len(cmd) && cmd[from] != ' ' && cmd[from] != '\t' {
-			continue
-		}
-		k := at
-		if k > 0 && cmd[k-1] == '/' {
-			for k > 0 && strings.IndexByte(" \t\n;&|(", cmd[k-1]) < 0 {
-				k--
-			}
-		}
-		for k > 0 && (cmd[k-1] == ' ' || cmd[k-1] == '\t') {
-			k--
-		}
-		prefix := cmd[:k]
-		if k == 0 || strings.IndexByte(";&|(\n`{'\"", cmd[k-1]) >= 0 ||
-			strings.HasSuffix(prefix, "sudo") || strings.HasSuffix(prefix, "xargs") || strings.HasSuffix(prefix, "then") || strings.HasSuffix(prefix, "do") {
+		at, end := from+i, from+i+len(word)
+		from = end
+		if (end == len(cmd) || strings.IndexByte(" \t\n;&|)'\"", cmd[end]) >= 0) && commandAt(cmd, at) {
 			out = append(out, at)
 		}
 	}
+}
+
+// commandWrappers are words that run the command after them.
+var commandWrappers = []string{"sudo", "xargs", "env", "time", "nohup", "exec", "then", "do"}
+
+// commandAt reports whether offset at of a command line is where a command
+// word starts: before it, past a path to it ("/usr/bin/jq") and spaces,
+// comes the start of the line, a shell separator, the quote opening a
+// "bash -c" script, or a wrapper such as sudo.
+func commandAt(cmd string, at int) bool {
+	k := at
+	if k > 0 && cmd[k-1] == '/' {
+		for k > 0 && strings.IndexByte(" \t\n;&|(", cmd[k-1]) < 0 {
+			k--
+		}
+	}
+	for k > 0 && (cmd[k-1] == ' ' || cmd[k-1] == '\t') {
+		k--
+	}
+	if k == 0 || strings.IndexByte(";&|(\n`{", cmd[k-1]) >= 0 {
+		return true
+	}
+	// The script of "bash -c '…'" starts with a command too.
+	if q := cmd[k-1]; q == '\'' || q == '"' {
+		before := strings.TrimRight(cmd[:k-1], " \t")
+		if strings.HasSuffix(before, "-c") || strings.HasSuffix(before, "-lc") {
+			return true
+		}
+	}
+	for _, w := range commandWrappers {
+		if strings.HasSuffix(cmd[:k], w) && commandAt(cmd, k-len(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // restOfCommand returns the arguments of the simple command starting at

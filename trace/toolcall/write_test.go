@@ -160,3 +160,24 @@ func TestFinal(t *testing.T) {
 		})
 	}
 }
+
+func TestRuns(t *testing.T) {
+	for _, tt := range []struct {
+		cmd, name string
+		want      bool
+	}{
+		{"jq . agent_output.json", "jq", true},
+		{"/usr/bin/jq . f", "jq", true},
+		{"cat f | jq .", "jq", true},
+		{"sudo jq . f", "jq", true},
+		{"bash -lc 'jq . f'", "jq", true},
+		{"echo use jq to check", "jq", false},
+		{"jqx . f", "jq", false},
+		{"cat notes-about-jq.txt", "jq", false},
+		{"ls && kubectl apply -f x", "kubectl", true},
+	} {
+		if got := Runs(tt.cmd, tt.name); got != tt.want {
+			t.Errorf("Runs(%q, %q) = %v, want %v", tt.cmd, tt.name, got, tt.want)
+		}
+	}
+}
