@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/faultline/faultline/itbench"
+	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/trace"
 	"github.com/faultline/faultline/trace/toolcall"
 )

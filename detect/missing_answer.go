@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/faultline/faultline/itbench"
+	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/trace"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/itbench"
+	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/trace"
 )
 

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/faultline/faultline/itbench"
+	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/trace"
 	"github.com/faultline/faultline/trace/toolcall"
 )

@@ -19,7 +19,7 @@ import (
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )

@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/analyze"
 	"github.com/faultline/faultline/detect"
-	"github.com/faultline/faultline/report"
-	"github.com/faultline/faultline/score"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/score"
+	"github.com/faultline/faultline/internal/store"
 )
 
 // analyzeJSON is the JSON form of `analyze`.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/analyze"
-	"github.com/faultline/faultline/report"
+	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/report"
 )
 
 // errRegression ends a check whose figures rose past their limits. It

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
-	"github.com/faultline/faultline/report"
+	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/taxonomy"
 )
 

@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/analyze"
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/labels"
-	"github.com/faultline/faultline/report"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/labels"
+	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/store"
 )
 
 // evalJSON is the JSON form of `eval`.

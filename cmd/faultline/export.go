@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/export"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/export"
+	"github.com/faultline/faultline/internal/store"
 )
 
 func (a *app) exportCommand() *cobra.Command {

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
-	"github.com/faultline/faultline/judge"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/judge"
+	"github.com/faultline/faultline/internal/store"
 )
 
 // judgeFlags are the judge command's flags; each one set on the command

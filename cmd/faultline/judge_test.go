@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/judge"
-	"github.com/faultline/faultline/judge/judgetest"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/judge"
+	"github.com/faultline/faultline/internal/judge/judgetest"
+	"github.com/faultline/faultline/internal/store"
 )
 
 // runCtx is cli.run with a context of the caller's.

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/labels"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/labels"
+	"github.com/faultline/faultline/internal/store"
 )
 
 func (a *app) labelsCommand() *cobra.Command {

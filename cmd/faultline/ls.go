@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/report"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/store"
 )
 
 func (a *app) lsCommand() *cobra.Command {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/store"
 )
 
 // Exit statuses.

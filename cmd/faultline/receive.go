@@ -10,7 +10,7 @@ import (
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/receive"
+	"github.com/faultline/faultline/internal/receive"
 	"github.com/faultline/faultline/trace"
 )
 

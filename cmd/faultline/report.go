@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/analyze"
-	"github.com/faultline/faultline/report"
+	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/report"
 )
 
 // cohortFlags choose what a cohort report groups by and which annotation

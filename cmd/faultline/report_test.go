@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/analyze"
+	"github.com/faultline/faultline/internal/analyze"
 )
 
 func TestReportFormats(t *testing.T) {

@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/analyze"
-	"github.com/faultline/faultline/report"
-	"github.com/faultline/faultline/score"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/score"
+	"github.com/faultline/faultline/internal/store"
 )
 
 // scoreFlags are the settings of ITBench scoring, shared by score and analyze.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/analyze"
+	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/shared"
-	"github.com/faultline/faultline/score"
 )
 
 // TestScoreRealRollouts holds the scoring of the real Zero rollouts to what

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/score"
-	"github.com/faultline/faultline/store"
-	"github.com/faultline/faultline/web"
+	"github.com/faultline/faultline/internal/score"
+	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/web"
 )
 
 func (a *app) serveCommand() *cobra.Command {

@@ -3,9 +3,9 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/judge"
-	"github.com/faultline/faultline/report"
-	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/internal/judge"
+	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
-	"github.com/faultline/faultline/synth"
+	"github.com/faultline/faultline/internal/synth"
 	"github.com/faultline/faultline/taxonomy"
 )
 

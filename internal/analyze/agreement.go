@@ -1,0 +1,618 @@
+package analyze
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/faultline/faultline/detect"
+	"github.com/faultline/faultline/internal/labels"
+	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/stats"
+	"github.com/faultline/faultline/taxonomy"
+	"github.com/faultline/faultline/trace"
+)
+
+// Agreement compares an annotation source with reference labels, mode by
+// mode, as `faultline eval` prints it. The source plays the predictor and
+// the labels the truth: precision is the share of the source's present
+// verdicts the labels confirm, recall the share of the labels' present ones
+// the source found. A trace and mode is compared when both sides decided it
+// (present or absent); unsure or one-sided pairs are left out and counted.
+type Agreement struct {
+	Source Side `json:"source"`
+	Labels Side `json:"labels"`
+	// Traces is how many traces have at least one compared pair.
+	Traces    int       `json:"traces"`
+	Bootstrap Bootstrap `json:"bootstrap"`
+	// Within is the tolerance, in steps, of the location's within count.
+	Within int   `json:"within"`
+	Modes  []Row `json:"modes"` // modes compared on at least one trace, in taxonomy order
+	// System holds faultline's system codes (SYS-1 …: harness and
+	// infrastructure failures) compared on at least one trace. They are not
+	// MAST modes and stay out of Micro and Macro.
+	System []Row `json:"system"`
+	// Merged counts FM-3.2 and FM-3.3 as one mode, since sources confuse
+	// them (MAST's own judge prompt swaps their meanings): present when
+	// either is. Nil when neither was compared.
+	Merged *Row `json:"merged"`
+	// Micro pools the pairs of every mode in Modes (not Merged) into one
+	// table; Macro averages each metric over the modes where it is defined.
+	Micro *Row   `json:"micro"`
+	Macro *Macro `json:"macro"`
+}
+
+// Side describes one side of the comparison.
+type Side struct {
+	Name    string   `json:"name"`
+	Detail  string   `json:"detail,omitempty"`
+	Sources []string `json:"sources"`
+	Traces  int      `json:"traces"`  // traces it labels
+	Decided int      `json:"decided"` // trace and mode pairs it says present or absent
+	Implied int      `json:"implied"` // of which absences inferred from silence
+	Unsure  int      `json:"unsure"`
+}
+
+// Bootstrap says how the intervals were made: percentile intervals from
+// resampling traces with replacement.
+type Bootstrap struct {
+	Replicates int     `json:"replicates"` // 0: no intervals
+	Seed       uint64  `json:"seed"`
+	Level      float64 `json:"level"`
+}
+
+// Row is the agreement on one mode (or pooled modes).
+type Row struct {
+	Mode  string `json:"mode"`
+	Name  string `json:"name"`
+	Pairs int    `json:"pairs"` // traces compared
+	// Excluded counts traces where one side decided the mode and the other
+	// did not, or either was unsure.
+	Excluded int `json:"excluded"`
+	TP       int `json:"tp"`
+	FP       int `json:"fp"`
+	FN       int `json:"fn"`
+	TN       int `json:"tn"`
+	Metrics
+	// Location is how well the source places true positives, when the
+	// labels cite steps for some of them; nil otherwise.
+	Location *Location `json:"location"`
+}
+
+// Macro is the unweighted mean of each metric over the modes where the
+// metric is defined, so that rare modes weigh as much as common ones.
+type Macro struct {
+	Modes int `json:"modes"` // modes compared; a metric averages those where it is defined
+	Metrics
+}
+
+// Metrics are the agreement statistics of a row.
+type Metrics struct {
+	Accuracy  Metric `json:"accuracy"`
+	Precision Metric `json:"precision"`
+	Recall    Metric `json:"recall"`
+	F1        Metric `json:"f1"`
+	Kappa     Metric `json:"kappa"`
+}
+
+// metrics lists the fields of m in the order of measures.
+func (m *Metrics) metrics() [nMeasures]*Metric {
+	return [nMeasures]*Metric{&m.Accuracy, &m.Precision, &m.Recall, &m.F1, &m.Kappa}
+}
+
+// measures computes, in the order of Metrics.metrics, each statistic of a table.
+var measures = [...]func(stats.Confusion) (float64, bool){
+	stats.Confusion.Accuracy, stats.Confusion.Precision, stats.Confusion.Recall, stats.Confusion.F1, stats.Confusion.Kappa,
+}
+
+const nMeasures = len(measures)
+
+// Metric is one statistic, rounded to 4 decimals, with its bootstrap
+// interval. Value is nil when the statistic is undefined on the data (a
+// zero denominator: no positives, or kappa when both sides are constant),
+// Lo and Hi when there is no interval.
+type Metric struct {
+	Value *float64 `json:"value"`
+	Lo    *float64 `json:"lo"`
+	Hi    *float64 `json:"hi"`
+}
+
+// Location counts, among true positives whose label cites steps, those
+// where the source cites one of the same steps (Exact) or a step at most
+// Agreement.Within away from one (Within). A source citing no step misses.
+type Location struct {
+	Pairs  int `json:"pairs"`
+	Exact  int `json:"exact"`
+	Within int `json:"within"`
+}
+
+// AgreementOptions tune Agree.
+type AgreementOptions struct {
+	Replicates int    // bootstrap resamples; 0 for no intervals
+	Seed       uint64 // of the resampling, so output is reproducible
+	Within     int    // location tolerance, in steps
+}
+
+// Level is the coverage of every interval: the bootstrap's here, and the
+// cohort report's.
+const Level = 0.95
+
+// The merged row's mode code and name.
+const (
+	mergedCode = "FM-3.2+FM-3.3"
+	mergedName = "No, incomplete or incorrect verification"
+)
+
+// cell is how one trace counts in one mode's table.
+type cell int8
+
+const (
+	unpaired cell = iota // no pair: one side silent or unsure
+	tp
+	fp
+	fn
+	tn
+)
+
+func cellOf(src, ref trace.Verdict) cell {
+	switch {
+	case src == trace.Present && ref == trace.Present:
+		return tp
+	case src == trace.Present && ref == trace.Absent:
+		return fp
+	case src == trace.Absent && ref == trace.Present:
+		return fn
+	case src == trace.Absent && ref == trace.Absent:
+		return tn
+	}
+	return unpaired
+}
+
+func (c cell) add(t *stats.Confusion, w int) {
+	switch c {
+	case tp:
+		t.TP += w
+	case fp:
+		t.FP += w
+	case fn:
+		t.FN += w
+	case tn:
+		t.TN += w
+	}
+}
+
+// column is one mode's comparison across the traces.
+type column struct {
+	code, name string
+	merged     bool
+	system     bool   // a system code, outside the MAST pools
+	cells      []cell // by trace
+	excluded   int
+	loc        Location
+	located    bool // some true positive's label cites steps
+}
+
+// Agree compares the annotation source src with the reference labels ref.
+func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
+	sv, rv := byTrace(src), byTrace(ref)
+	var ids []string
+	for id := range sv {
+		if rv[id] != nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+
+	var cols []*column
+	for _, m := range taxonomy.MAST.Modes {
+		cols = append(cols, &column{code: m.Code, name: m.Name})
+	}
+	cols = append(cols, &column{code: mergedCode, name: mergedName, merged: true})
+	for _, m := range taxonomy.System.Modes {
+		cols = append(cols, &column{code: m.Code, name: m.Name, system: true})
+	}
+	for _, id := range ids {
+		s, r := sv[id], rv[id]
+		for _, c := range cols {
+			var sl, rl labels.ModeLabel
+			if c.merged {
+				sl, rl = mergeVerification(s), mergeVerification(r)
+			} else {
+				sl, rl = s[c.code], r[c.code]
+			}
+			c.compare(sl, rl, opt.Within)
+		}
+	}
+	// Keep the modes compared somewhere, and the traces that take part.
+	cols = slices.DeleteFunc(cols, func(c *column) bool { return !slices.ContainsFunc(c.cells, func(x cell) bool { return x != unpaired }) })
+	var units [][]cell // by trace, then column
+	for i := range ids {
+		row := make([]cell, len(cols))
+		for j, c := range cols {
+			row[j] = c.cells[i]
+		}
+		if slices.ContainsFunc(row, func(x cell) bool { return x != unpaired }) {
+			units = append(units, row)
+		}
+	}
+
+	a := &Agreement{
+		Source:    describe(src),
+		Labels:    describe(ref),
+		Traces:    len(units),
+		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: Level},
+		Within:    opt.Within,
+		Modes:     []Row{},
+		System:    []Row{},
+	}
+	if len(cols) == 0 {
+		return a
+	}
+	g := &grid{cols: cols, units: units}
+	ones := stats.Once(len(units))
+	tables := g.tables(ones)
+	point := g.estimates(tables)
+	intervals := g.bootstrap(opt)
+
+	var micro stats.Confusion
+	var microLoc Location
+	located := false
+	for j, c := range cols {
+		row := Row{Mode: c.code, Name: c.name, Pairs: tables[j].N(), Excluded: c.excluded,
+			TP: tables[j].TP, FP: tables[j].FP, FN: tables[j].FN, TN: tables[j].TN}
+		row.fill(point[j], intervals, j)
+		if c.located {
+			loc := c.loc
+			row.Location = &loc
+		}
+		if c.merged {
+			a.Merged = &row
+			continue
+		}
+		if c.system {
+			a.System = append(a.System, row)
+			continue
+		}
+		a.Modes = append(a.Modes, row)
+		micro = micro.Add(tables[j])
+		microLoc = Location{Pairs: microLoc.Pairs + c.loc.Pairs, Exact: microLoc.Exact + c.loc.Exact, Within: microLoc.Within + c.loc.Within}
+		located = located || c.located
+	}
+	if len(a.Modes) == 0 {
+		return a // only the merged row: nothing to pool
+	}
+	a.Micro = &Row{Mode: "all", Name: "all modes, pooled", Pairs: micro.N(), TP: micro.TP, FP: micro.FP, FN: micro.FN, TN: micro.TN}
+	for _, c := range cols {
+		if c.pooled() {
+			a.Micro.Excluded += c.excluded
+		}
+	}
+	a.Micro.fill(point[len(cols)], intervals, len(cols))
+	if located {
+		a.Micro.Location = &microLoc
+	}
+	a.Macro = &Macro{Modes: len(a.Modes)}
+	a.Macro.fill(point[len(cols)+1], intervals, len(cols)+1)
+	return a
+}
+
+// compare adds one trace's pair to the column.
+func (c *column) compare(s, r labels.ModeLabel, within int) {
+	x := cellOf(s.Verdict, r.Verdict)
+	c.cells = append(c.cells, x)
+	if x == unpaired && (s.Verdict != "" || r.Verdict != "") {
+		c.excluded++
+	}
+	if x != tp || len(r.Steps) == 0 {
+		return
+	}
+	c.located = true
+	c.loc.Pairs++
+	d := nearest(s.Steps, r.Steps)
+	if d == 0 {
+		c.loc.Exact++
+	}
+	if d >= 0 && d <= within {
+		c.loc.Within++
+	}
+}
+
+// nearest is the smallest distance between a step of a and a step of b,
+// or -1 when either cites none.
+func nearest(a, b []int) int {
+	best := -1
+	for _, x := range a {
+		for _, y := range b {
+			d := x - y
+			if d < 0 {
+				d = -d
+			}
+			if best < 0 || d < best {
+				best = d
+			}
+		}
+	}
+	return best
+}
+
+// mergeVerification reads FM-3.2 and FM-3.3 of one trace as one mode.
+func mergeVerification(byMode map[string]labels.ModeLabel) labels.ModeLabel {
+	a, b := byMode["FM-3.2"], byMode["FM-3.3"]
+	steps := slices.Concat(a.Steps, b.Steps)
+	slices.Sort(steps)
+	return labels.ModeLabel{Verdict: combine(a.Verdict, b.Verdict), Steps: slices.Compact(steps)}
+}
+
+// combine pools two verdicts on one mode: present if either says present;
+// otherwise unsure if either is; otherwise absent if either decided it.
+// Pooling sources and merging modes both read "the mode is there" as "one
+// of them says so".
+func combine(a, b trace.Verdict) trace.Verdict {
+	rank := func(v trace.Verdict) int {
+		switch v {
+		case trace.Present:
+			return 3
+		case trace.Unsure:
+			return 2
+		case trace.Absent:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+func byTrace(s *labels.Set) map[string]map[string]labels.ModeLabel {
+	out := map[string]map[string]labels.ModeLabel{}
+	for _, l := range s.Labels {
+		if out[l.Trace] == nil {
+			out[l.Trace] = map[string]labels.ModeLabel{}
+		}
+		out[l.Trace][l.Mode] = l
+	}
+	return out
+}
+
+func describe(s *labels.Set) Side {
+	d := Side{Name: s.Name, Detail: s.Detail, Sources: append([]string{}, s.Sources...)}
+	traces := map[string]bool{}
+	for _, l := range s.Labels {
+		traces[l.Trace] = true
+		switch {
+		case l.Verdict == trace.Unsure:
+			d.Unsure++
+		case l.Verdict == trace.Present || l.Verdict == trace.Absent:
+			d.Decided++
+		}
+		if l.Implied {
+			d.Implied++
+		}
+	}
+	d.Traces = len(traces)
+	return d
+}
+
+// grid holds, for every trace compared (a unit of resampling) and every
+// column, how the trace counts in the column's table.
+type grid struct {
+	cols  []*column
+	units [][]cell
+}
+
+// tables counts each column's table with the traces weighted by w (how many
+// times a resample drew each).
+func (g *grid) tables(w []int) []stats.Confusion {
+	out := make([]stats.Confusion, len(g.cols))
+	for u, row := range g.units {
+		if w[u] == 0 {
+			continue
+		}
+		for j, x := range row {
+			x.add(&out[j], w[u])
+		}
+	}
+	return out
+}
+
+// estimate is a statistic that may be undefined.
+type estimate struct {
+	v  float64
+	ok bool
+}
+
+// pooled reports whether the column counts in the micro and macro rows: a
+// MAST mode, not the merged verification row (it counts FM-3.2 and FM-3.3
+// again) nor a system code.
+func (c *column) pooled() bool { return !c.merged && !c.system }
+
+// estimates computes every measure of every column, then of the pooled
+// table (micro) and the mean over modes (macro), over the pooled columns.
+func (g *grid) estimates(tables []stats.Confusion) [][nMeasures]estimate {
+	out := make([][nMeasures]estimate, len(g.cols)+2)
+	var micro stats.Confusion
+	var sum [nMeasures]float64
+	var n [nMeasures]int
+	for j, t := range tables {
+		for k, f := range measures {
+			v, ok := f(t)
+			out[j][k] = estimate{v, ok}
+			if ok && g.cols[j].pooled() {
+				sum[k] += v
+				n[k]++
+			}
+		}
+		if g.cols[j].pooled() {
+			micro = micro.Add(t)
+		}
+	}
+	for k, f := range measures {
+		v, ok := f(micro)
+		out[len(g.cols)][k] = estimate{v, ok}
+		if n[k] > 0 {
+			out[len(g.cols)+1][k] = estimate{sum[k] / float64(n[k]), true}
+		}
+	}
+	return out
+}
+
+// bootstrap returns the percentile interval of every estimate, in the
+// layout of estimates; false where a statistic was undefined in every
+// resample. Resamples in which a statistic is undefined (a mode with no
+// positives drawn) are left out of its interval.
+func (g *grid) bootstrap(opt AgreementOptions) [][nMeasures]*stats.Interval {
+	out := make([][nMeasures]*stats.Interval, len(g.cols)+2)
+	if opt.Replicates <= 0 {
+		return out
+	}
+	samples := make([][nMeasures][]float64, len(out))
+	stats.Resample(len(g.units), opt.Replicates, opt.Seed, func(w []int) {
+		for i, est := range g.estimates(g.tables(w)) {
+			for k, e := range est {
+				if e.ok {
+					samples[i][k] = append(samples[i][k], e.v)
+				}
+			}
+		}
+	})
+	for i := range samples {
+		for k, vs := range samples[i] {
+			if iv, ok := stats.PercentileInterval(vs, Level); ok {
+				out[i][k] = &iv
+			}
+		}
+	}
+	return out
+}
+
+// fill sets the metrics from estimate i and its intervals.
+func (m *Metrics) fill(est [nMeasures]estimate, intervals [][nMeasures]*stats.Interval, i int) {
+	for k, f := range m.metrics() {
+		if !est[k].ok {
+			continue
+		}
+		f.Value = round4(est[k].v)
+		if iv := intervals[i][k]; iv != nil {
+			f.Lo, f.Hi = round4(iv.Lo), round4(iv.Hi)
+		}
+	}
+}
+
+func round4(v float64) *float64 {
+	r := math.Round(v*1e4) / 1e4
+	if r == 0 {
+		r = 0 // no -0 in the output
+	}
+	return &r
+}
+
+// detectorModes lists the MAST modes and system codes the current
+// detectors look for.
+func detectorModes() []string {
+	var modes []string
+	for _, d := range detect.All {
+		if _, _, ok := taxonomy.Lookup(d.Mode); ok && !slices.Contains(modes, d.Mode) {
+			modes = append(modes, d.Mode)
+		}
+	}
+	return modes
+}
+
+// StoredLabels reads what the annotation sources selected by source (as
+// store.MatchSource selects them: "mad" takes every mad:… source) stored on
+// the given traces, as labels. Several sources are pooled: a mode is
+// present when any says so. A stored source's silence is no verdict,
+// except the detectors': detectors only report what they find, so on the
+// traces the current detector set ran on (the store's detected_with), a
+// mode one of them looks for and none reported is absent. Detector
+// findings of another detector set are left out, as are modes outside MAST
+// and the system codes.
+func StoredLabels(ctx context.Context, st *store.Store, source string, ids []string) (*labels.Set, error) {
+	selected := []string{source}
+	all, err := st.Sources(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var matched []string
+	for _, s := range all {
+		if store.MatchSource(s, selected) {
+			matched = append(matched, s)
+		}
+	}
+	detectors := store.MatchSource(detect.Source, selected)
+	covered := map[string]bool{}
+	if detectors {
+		with, err := st.DetectedWith(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		version := detect.Version(detect.All)
+		for _, id := range ids {
+			if with[id] == version {
+				covered[id] = true
+			}
+		}
+		if len(covered) > 0 && !slices.Contains(matched, detect.Source) {
+			matched = append(matched, detect.Source)
+			sort.Strings(matched)
+		}
+	}
+	if len(matched) == 0 {
+		there := "none"
+		if len(all) > 0 {
+			there = strings.Join(all, ", ")
+		}
+		return nil, fmt.Errorf("no annotations of source %q on these traces (sources there: %s)", source, there)
+	}
+	type key struct{ trace, mode string }
+	// Sized for a verdict on every mode of every trace, what a judge or a
+	// labeller gives: on a large store, growing them step by step costs
+	// more than reading the findings.
+	capacity := len(ids) * len(taxonomy.MAST.Modes)
+	index := make(map[key]int, capacity)
+	set := &labels.Set{Name: source, Sources: matched, Labels: make([]labels.ModeLabel, 0, capacity)}
+	put := func(id, mode string, v trace.Verdict, steps []int, implied bool) {
+		k := key{id, mode}
+		i, ok := index[k]
+		if !ok {
+			index[k] = len(set.Labels)
+			set.Labels = append(set.Labels, labels.ModeLabel{Trace: id, Mode: mode, Verdict: v, Implied: implied})
+			i = len(set.Labels) - 1
+		}
+		l := &set.Labels[i]
+		l.Verdict = combine(l.Verdict, v)
+		if v == trace.Present {
+			l.Steps = append(l.Steps, steps...)
+		}
+	}
+	err = st.ModeVerdicts(ctx, ids, selected, func(v store.ModeVerdict) error {
+		if _, _, ok := taxonomy.Lookup(v.Mode); ok && (v.Source != detect.Source || covered[v.Trace]) {
+			put(v.Trace, v.Mode, v.Verdict, v.Steps, false)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(covered) > 0 {
+		modes := detectorModes()
+		for _, id := range ids {
+			for _, m := range modes {
+				if _, ok := index[key{id, m}]; !ok && covered[id] {
+					put(id, m, trace.Absent, nil, true)
+				}
+			}
+		}
+		set.Detail = fmt.Sprintf("detectors report only what they find: their silence counts as absent for %s on the %d traces they ran on", strings.Join(modes, ", "), len(covered))
+	}
+	for i := range set.Labels {
+		slices.Sort(set.Labels[i].Steps)
+		set.Labels[i].Steps = slices.Compact(set.Labels[i].Steps)
+	}
+	return set, nil
+}

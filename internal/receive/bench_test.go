@@ -1,0 +1,236 @@
+package receive
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/faultline/faultline/detect"
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/trace"
+)
+
+var (
+	benchStore    = flag.Bool("receive.store", false, "BenchmarkReceive: store through the detectors into SQLite instead of discarding")
+	benchRequests = flag.Int("receive.requests", 400, "BenchmarkReceive: requests per iteration (each 10 traces of 10 spans)")
+	benchClients  = flag.Int("receive.clients", 4, "BenchmarkReceive: concurrent clients")
+)
+
+// countSink counts the traces it is given and keeps none.
+type countSink struct{ traces atomic.Int64 }
+
+func (c *countSink) File(context.Context, ingest.FileInfo) (ingest.FileSink, error) {
+	return countFile{c}, nil
+}
+
+type countFile struct{ c *countSink }
+
+func (f countFile) Trace(context.Context, *trace.Trace) error {
+	f.c.traces.Add(1)
+	return nil
+}
+
+func (countFile) Close(context.Context, ingest.FileResult) error { return nil }
+
+// placeholder trace ids in the payload template, replaced per request.
+func placeholder(i int) pcommon.TraceID {
+	return pcommon.TraceID{0xfa, 0x17, 0x11, 0x4e, 0xba, 0x5e, byte(i), 0x9c, 0x3d, 0x71, 0x05, 0xe2, 0x88, 0x6b, 0x2f, 0xd4}
+}
+
+// benchTemplate is one request: 10 agent runs of 10 spans each (an
+// invoke_agent root, 5 chat calls carrying their new messages, 4 tool calls),
+// attributes of the size a small agent writes. The conversation grows
+// across the calls, as gen_ai.input.messages does.
+func benchTemplate() []byte {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "bench-agent")
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	start := pcommon.NewTimestampFromTime(time.Unix(1767225600, 0))
+	history := `{"role":"user","parts":[{"type":"text","content":"Checkout latency spiked at 14:02; find the root cause and name the evidence."}]}`
+	for tr := range 10 {
+		id := placeholder(tr)
+		root := spans.AppendEmpty()
+		root.SetTraceID(id)
+		root.SetSpanID(pcommon.SpanID{byte(tr), 1})
+		root.SetName("invoke_agent bench")
+		root.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
+		root.Attributes().PutStr("gen_ai.agent.name", "bench")
+		root.SetStartTimestamp(start)
+		root.SetEndTimestamp(start + 10e9)
+		msgs := history
+		for i := range 9 {
+			sp := spans.AppendEmpty()
+			sp.SetTraceID(id)
+			sp.SetSpanID(pcommon.SpanID{byte(tr), byte(i + 2)})
+			sp.SetParentSpanID(root.SpanID())
+			sp.SetStartTimestamp(start + pcommon.Timestamp(i)*1e9)
+			sp.SetEndTimestamp(start + pcommon.Timestamp(i)*1e9 + 5e8)
+			a := sp.Attributes()
+			a.PutStr("http.url", "https://api.example.com/v1/chat/completions") // dropped on receipt
+			call := fmt.Sprintf("call_%d", i)
+			if i%2 == 0 {
+				sp.SetName("chat gpt-4.1")
+				a.PutStr("gen_ai.operation.name", "chat")
+				a.PutStr("gen_ai.request.model", "gpt-4.1")
+				a.PutInt("gen_ai.usage.input_tokens", 900)
+				a.PutInt("gen_ai.usage.output_tokens", 60)
+				a.PutStr("gen_ai.input.messages", "["+msgs+"]")
+				out := fmt.Sprintf(`{"role":"assistant","parts":[{"type":"text","content":"Step %d: checking the next signal."},{"type":"tool_call","id":"call_%d","name":"get_metrics","arguments":{"service":"checkout","window":"15m"}}]}`, i, i+1)
+				a.PutStr("gen_ai.output.messages", "["+out+"]")
+				msgs += "," + out
+			} else {
+				sp.SetName("execute_tool get_metrics")
+				a.PutStr("gen_ai.operation.name", "execute_tool")
+				a.PutStr("gen_ai.tool.name", "get_metrics")
+				a.PutStr("gen_ai.tool.call.id", call)
+				result := `{"p99_ms":4200,"error_rate":0.031,"series":"` + strings.Repeat("1.0,", 40) + `"}`
+				a.PutStr("gen_ai.tool.call.result", result)
+				msgs += `,{"role":"tool","parts":[{"type":"tool_call_response","id":"` + call + `","response":` + result + `}]}`
+			}
+		}
+	}
+	b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// request gives the template fresh trace ids: n numbers the request.
+func request(template []byte, n int) []byte {
+	out := template
+	for i := range 10 {
+		ph := placeholder(i)
+		var id [16]byte
+		binary.BigEndian.PutUint64(id[:8], uint64(n)+1)
+		binary.BigEndian.PutUint64(id[8:], uint64(i)+1)
+		out = bytes.ReplaceAll(out, ph[:], id[:])
+	}
+	return out
+}
+
+// BenchmarkReceive measures the receiver end to end on loopback: requests
+// of 100 spans from concurrent clients, until every trace is assembled and
+// handed on (discarded, or with -receive.store mapped, run through the
+// detectors and stored in SQLite). It reports spans per second.
+func BenchmarkReceive(b *testing.B) {
+	template := benchTemplate()
+	var sink ingest.Sink
+	counter := &countSink{}
+	sink = counter
+	if *benchStore {
+		st, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		st.RecordDetectors(detect.Version(detect.All))
+		sink = detect.Sink(st, detect.All, func(error) {})
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := New(Config{Sink: sink, RootWait: 5 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- r.Serve(ctx, ln) }()
+	url := "http://" + ln.Addr().String() + Path
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *benchClients}}
+
+	n, spans := 0, 0
+	b.SetBytes(int64(len(template)) * int64(*benchRequests))
+	start := time.Now()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		next := make(chan []byte)
+		for range *benchClients {
+			wg.Go(func() {
+				for body := range next {
+					for {
+						resp, err := client.Post(url, "application/x-protobuf", bytes.NewReader(body))
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						resp.Body.Close()
+						if resp.StatusCode == http.StatusOK {
+							break
+						}
+						time.Sleep(5 * time.Millisecond) // 429: the store is behind
+					}
+				}
+			})
+		}
+		for range *benchRequests {
+			next <- request(template, n)
+			n++
+		}
+		close(next)
+		wg.Wait()
+		spans += *benchRequests * 100
+		want := int64(n * 10)
+		for r.Stats().Stored < want {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	elapsed := time.Since(start)
+	b.ReportMetric(float64(spans)/elapsed.Seconds(), "spans/s")
+	b.ReportMetric(0, "ns/op")
+	cancel()
+	if err := <-served; err != nil {
+		b.Fatal(err)
+	}
+	if st := r.Stats(); st.Throttled > 0 {
+		b.Logf("%d requests throttled while the store caught up", st.Throttled)
+	}
+	if !*benchStore && counter.traces.Load() != int64(n*10) {
+		b.Fatalf("%d traces handed on, want %d", counter.traces.Load(), n*10)
+	}
+}
+
+// BenchmarkOpenTraceMemory measures the heap an open trace holds (the
+// template's runs: 10 spans, about 9 KB of GenAI attributes each) next to
+// what the limits count for it (OTelSpan.Size).
+func BenchmarkOpenTraceMemory(b *testing.B) {
+	const traces = 2000
+	template := benchTemplate()
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r := New(Config{Sink: &countSink{}, MaxTraces: traces, MaxSpans: traces * 10, MaxBytes: 1 << 40})
+		for n := range traces / 10 {
+			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(request(template, n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, retry, tooBig := r.accept(ingest.OTelSpans(td, func(string, error) {}), "otlp-proto", time.Now()); retry > 0 || tooBig != "" {
+				b.Fatal("refused")
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		st := r.Stats()
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/traces, "heap-bytes/trace")
+		b.ReportMetric(float64(st.OpenBytes)/traces, "counted-bytes/trace")
+		b.ReportMetric(0, "ns/op")
+		runtime.KeepAlive(r)
+	}
+}

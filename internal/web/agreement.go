@@ -1,0 +1,213 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/detect"
+	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/labels"
+	"github.com/faultline/faultline/internal/store"
+)
+
+// The agreement page compares annotation sources on the stored traces, as
+// `faultline eval --labels SOURCE` does: two of them mode by mode (Cohen's
+// kappa, and precision, recall and F1 of the first against the second),
+// and three or more together (Fleiss' kappa).
+
+// agreementOptions are the page's statistics settings: fewer bootstrap
+// resamples than eval's 2000, since a page is waited for.
+var agreementOptions = analyze.AgreementOptions{Replicates: 1000, Seed: 1, Within: 1}
+
+// maxConflicts caps the disagreements listed.
+const maxConflicts = 200
+
+type agreementView struct {
+	Sources []string // sources and shared prefixes to choose from
+	A, B    string
+	Pair    *analyze.Agreement
+	Rows    []agreementRow
+	// PairError says why the two could not be compared.
+	PairError string
+	Conflicts []analyze.Conflict
+	More      int // disagreements not listed
+
+	Raters     []string // selected for Fleiss' kappa
+	Multi      *analyze.Raters
+	MultiError string
+	Elapsed    time.Duration
+	// Built is how long the comparison took; Cached says it was kept from
+	// an earlier view of the same database.
+	Built       time.Duration
+	Cached      bool
+	Replicates  int
+	WithinSteps int
+}
+
+type agreementRow struct {
+	Label string
+	Row   *analyze.Row
+}
+
+func (s *Server) agreement(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	q := r.URL.Query()
+	// The parameters in a fixed order: the same comparison, the same key.
+	v, cached, err := s.agreements.get(r.Context(), s.cfg.Store, q.Encode(), func() (agreementView, error) {
+		return s.compareSources(r.Context(), q)
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v.Cached = cached
+	v.Elapsed = time.Since(start).Round(time.Millisecond)
+	s.render(w, r, http.StatusOK, "agreement", "", view{Title: "Agreement", Nav: "agreement", Body: v})
+}
+
+// compareSources computes the agreement page for its parameters.
+func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementView, error) {
+	start := time.Now()
+	all, err := s.cfg.Store.AllSources(ctx)
+	if err != nil {
+		return agreementView{}, err
+	}
+	if !slices.Contains(all, detect.Source) {
+		// Detectors that ran and found nothing are a source too.
+		all = append([]string{detect.Source}, all...)
+		slices.Sort(all)
+	}
+	v := agreementView{Sources: withPrefixes(all), Replicates: agreementOptions.Replicates, WithinSteps: agreementOptions.Within}
+	v.A, v.B = q.Get("a"), q.Get("b")
+	if v.A == "" && v.B == "" {
+		if v.A, v.B, err = s.defaultPair(ctx, all); err != nil {
+			return agreementView{}, err
+		}
+	}
+	v.Raters = q["rater"]
+	if len(v.Raters) == 0 && !q.Has("raters") {
+		v.Raters = defaultRaters(all)
+	}
+	if v.A != "" && v.B != "" {
+		ids, err := s.comparable(ctx, []string{v.A, v.B})
+		if err != nil {
+			return agreementView{}, err
+		}
+		a, errA := analyze.StoredLabels(ctx, s.cfg.Store, v.A, ids)
+		b, errB := analyze.StoredLabels(ctx, s.cfg.Store, v.B, ids)
+		switch {
+		case errA != nil:
+			v.PairError = errA.Error()
+		case errB != nil:
+			v.PairError = errB.Error()
+		default:
+			v.Pair = analyze.Agree(a, b, agreementOptions)
+			v.Rows = agreementRows(v.Pair)
+			v.Conflicts = analyze.Conflicts(a, b)
+			if len(v.Conflicts) > maxConflicts {
+				v.More = len(v.Conflicts) - maxConflicts
+				v.Conflicts = v.Conflicts[:maxConflicts]
+			}
+			if len(v.Rows) == 0 {
+				v.PairError = "no trace has a mode both decide"
+			}
+		}
+	}
+	if len(v.Raters) >= 2 {
+		ids, err := s.comparable(ctx, v.Raters)
+		if err != nil {
+			return agreementView{}, err
+		}
+		var sets []*labels.Set
+		for _, src := range v.Raters {
+			set, err := analyze.StoredLabels(ctx, s.cfg.Store, src, ids)
+			if err != nil {
+				v.MultiError = err.Error()
+				break
+			}
+			sets = append(sets, set)
+		}
+		if v.MultiError == "" {
+			v.Multi = analyze.AgreeRaters(sets, agreementOptions)
+			if v.Multi.Overall == nil {
+				v.MultiError = "no trace has a mode every one of them decided"
+			}
+		}
+	}
+	v.Built = time.Since(start).Round(time.Millisecond)
+	return v, nil
+}
+
+// comparable lists the traces the sources can be compared on: those every
+// one of them annotated. The detectors' silence is a verdict, so they take
+// part on any trace; the traces of a human labeller are few, and reading
+// only those keeps the page fast on a large store.
+func (s *Server) comparable(ctx context.Context, sources []string) ([]string, error) {
+	annotators := slices.DeleteFunc(slices.Clone(sources), func(src string) bool { return store.MatchSource(detect.Source, []string{src}) })
+	if len(annotators) == 0 {
+		return s.cfg.Store.IDs(ctx, store.TraceQuery{})
+	}
+	return s.cfg.Store.TracesAnnotatedBy(ctx, annotators)
+}
+
+// agreementRows lists a comparison's rows as eval prints them: modes,
+// merged verification, all modes pooled.
+func agreementRows(ag *analyze.Agreement) []agreementRow {
+	var out []agreementRow
+	for i := range ag.Modes {
+		out = append(out, agreementRow{ag.Modes[i].Mode + " " + ag.Modes[i].Name, &ag.Modes[i]})
+	}
+	if ag.Merged != nil {
+		out = append(out, agreementRow{"FM-3.2+3.3 verification, merged", ag.Merged})
+	}
+	if ag.Micro != nil {
+		out = append(out, agreementRow{"all modes (micro)", ag.Micro})
+	}
+	return out
+}
+
+// defaultPair is the first source, in this order of kinds, that decides
+// modes (Who&When's decisive errors name none), against the detectors: a
+// human labeller, an annotator of a dataset, a judge; else the first two
+// sources.
+func (s *Server) defaultPair(ctx context.Context, sources []string) (string, string, error) {
+	for _, kind := range []string{"human:", "mad:", "judge:"} {
+		for _, src := range sources {
+			if !strings.HasPrefix(src, kind) {
+				continue
+			}
+			decides, err := s.cfg.Store.DecidesModes(ctx, src)
+			if err != nil {
+				return "", "", err
+			}
+			if decides {
+				return src, detect.Source, nil
+			}
+		}
+	}
+	if len(sources) >= 2 {
+		return sources[0], sources[1], nil
+	}
+	return "", "", nil
+}
+
+// defaultRaters are the human labellers, or the MAD annotators, when
+// there are at least two.
+func defaultRaters(sources []string) []string {
+	for _, prefix := range []string{"human:", "mad:annotator"} {
+		var out []string
+		for _, s := range sources {
+			if strings.HasPrefix(s, prefix) {
+				out = append(out, s)
+			}
+		}
+		if len(out) >= 2 {
+			return out
+		}
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+// Package web is faultline serve: a local web application over the store.
+// Pages are rendered on the server with html/template; htmx, embedded with
+// every other asset, swaps parts of them (more steps of a long trace, the
+// labelling panel), so that the application works offline and with no
+// script but its own. Everything a trace carries is escaped by
+// html/template: traces hold arbitrary tool output.
+//
+// One file per idea: the dashboard, the trace list, the trace viewer and
+// its timeline, labelling, label files and agreement, and security (the
+// token, CSRF and the headers every response carries).
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+	"unicode/utf8"
+
+	"github.com/faultline/faultline/internal/score"
+	"github.com/faultline/faultline/internal/store"
+)
+
+// Config is what a Server serves and how.
+type Config struct {
+	Store *store.Store
+	// Token, when set, must come with every request (see security.go);
+	// serving beyond loopback requires one.
+	Token string
+	// GroundTruth, when given, lets the trace viewer score each diagnosis
+	// prediction by prediction; without it the viewer shows the stored
+	// outcomes.
+	GroundTruth score.Set
+	Log         *slog.Logger
+}
+
+// Server is the web application.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	pages   *pages
+	secrets *secrets
+	handler http.Handler
+	// reports keeps the dashboard's recent reports while the database is
+	// unchanged.
+	reports pageCache[builtReport]
+	// agreements does the same for the agreement page's comparisons.
+	agreements pageCache[agreementView]
+}
+
+// New builds the application.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("web: no store")
+	}
+	s := &Server{cfg: cfg, log: cfg.Log}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	var err error
+	if s.pages, err = loadPages(); err != nil {
+		return nil, err
+	}
+	if s.secrets, err = newSecrets(cfg.Token); err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/", staticHandler())
+	mux.HandleFunc("GET /{$}", s.dashboard)
+	mux.HandleFunc("GET /report/{format}", s.reportFile)
+	mux.HandleFunc("GET /traces", s.traceList)
+	mux.HandleFunc("GET /count", s.traceCount)
+	mux.HandleFunc("GET /traces/{id}", s.traceView)
+	mux.HandleFunc("GET /traces/{id}/steps", s.stepsFragment)
+	mux.HandleFunc("GET /traces/{id}/steps/{n}", s.stepText)
+	mux.HandleFunc("POST /traces/{id}/labels", s.saveLabels)
+	mux.HandleFunc("GET /label/next", s.nextUnlabelled)
+	mux.HandleFunc("POST /labeller", s.setLabeller)
+	mux.HandleFunc("GET /labels", s.labelsPage)
+	mux.HandleFunc("GET /labels/export", s.exportLabels)
+	mux.HandleFunc("POST /labels/import", s.importLabels)
+	mux.HandleFunc("GET /agreement", s.agreement)
+	s.handler = s.secure(mux)
+	return s, nil
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// wellFormed refuses an address whose parameters are not UTF-8: every page
+// reads them as text (a search becomes a pattern, a source a name), and a
+// browser's own forms always send UTF-8.
+func wellFormed(q url.Values) error {
+	for k, vs := range q {
+		if !utf8.ValidString(k) {
+			return fmt.Errorf("parameter %q is not UTF-8", k)
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) {
+				return fmt.Errorf("parameter %s: %q is not UTF-8", k, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Serve answers requests on ln until ctx is done, then lets the requests
+// in flight finish (for up to 5 seconds). It refuses a listener beyond
+// loopback without a token (see CheckAddress).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if err := CheckAddress(ln.Addr(), s.cfg.Token); err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("stopping: %w", err)
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// CheckAddress refuses to serve beyond loopback without a token: anyone who
+// can reach the address could read every trace and write labels.
+func CheckAddress(addr net.Addr, token string) error {
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && token == "" {
+		return fmt.Errorf("%s is reachable beyond this machine: serving there needs a token (--token or $FAULTLINE_TOKEN)", addr)
+	}
+	return nil
+}
