@@ -17,9 +17,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -92,7 +93,7 @@ func storeAll(path string) (int, error) {
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(dir, "bench.db"))
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "bench.db"))
 	if err != nil {
 		return 0, err
 	}

@@ -19,8 +19,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -76,7 +77,7 @@ var models = []model{
 // 14 judge verdicts, detector findings and an outcome.
 func generate(path string, n int) (findings int, err error) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, path)
+	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return 0, err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
@@ -90,7 +92,7 @@ type cohortInput struct {
 // prepareCohort ingests the paths, if any, runs the current detectors where
 // they have not run, and scores ITBench runs when ground truth is given or
 // found among the paths: what analyze and check do before they report.
-func (a *app) prepareCohort(cmd *cobra.Command, st *store.Store, paths []string, sf *scoreFlags, inf ingestFlags, quietOut bool) (*cohortInput, error) {
+func (a *app) prepareCohort(cmd *cobra.Command, st *sqlite.Store, paths []string, sf *scoreFlags, inf ingestFlags, quietOut bool) (*cohortInput, error) {
 	ctx := cmd.Context()
 	in := &cohortInput{}
 	filter := store.Filter{}
@@ -153,7 +155,7 @@ func (a *app) prepareCohort(cmd *cobra.Command, st *store.Store, paths []string,
 
 // redetect runs the current detectors on stored traces whose detector
 // findings came from another detector set (or from none).
-func (a *app) redetect(cmd *cobra.Command, st *store.Store, traces []store.Summary) error {
+func (a *app) redetect(cmd *cobra.Command, st *sqlite.Store, traces []store.Summary) error {
 	ctx := cmd.Context()
 	version := detect.Version(detect.All)
 	ids := make([]string, len(traces))

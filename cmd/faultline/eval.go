@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
@@ -207,7 +209,7 @@ near_hit}.`,
 // compare on: a file's labels on the traces they name that are in the
 // database, or a stored source's on the whole database. It re-runs the
 // detectors first where a side is the detectors.
-func (a *app) referenceLabels(cmd *cobra.Command, st *store.Store, arg, pick, source string, report func(ingest.Issue)) (*labels.Set, []store.Summary, error) {
+func (a *app) referenceLabels(cmd *cobra.Command, st *sqlite.Store, arg, pick, source string, report func(ingest.Issue)) (*labels.Set, []store.Summary, error) {
 	ctx := cmd.Context()
 	detectors := func(s string) bool { return store.MatchSource(detect.Source, []string{s}) }
 	_, statErr := os.Stat(arg)

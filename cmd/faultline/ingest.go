@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -100,10 +101,10 @@ status is 1 when any input could not be read or a trace was refused.`,
 // ingest reads paths into the store, running the detectors on the way in
 // when detectOn is set. Issues are printed as they are found unless they are
 // being collected for JSON.
-func (a *app) ingest(ctx context.Context, st *store.Store, paths []string, flags ingestFlags, detectOn, collect bool) (*ingestResult, error) {
+func (a *app) ingest(ctx context.Context, st *sqlite.Store, paths []string, flags ingestFlags, detectOn, collect bool) (*ingestResult, error) {
 	res := &ingestResult{Issues: []ingestIssue{}, TraceIDs: []string{}}
 	if flags.replace {
-		st.ReplaceFewerSteps(func(f store.FewerSteps) {
+		st.ReplaceFewerSteps(func(f ingest.FewerSteps) {
 			res.Replaced++
 			a.log.Info("replacing a stored trace with a version of fewer steps", "trace", f.ID,
 				"stored", f.Stored, "from", f.StoredFrom, "steps", f.Incoming, "file", f.File)
@@ -172,7 +173,7 @@ type recordingFile struct {
 
 func (r *recordingFile) Trace(ctx context.Context, t *trace.Trace) error {
 	err := r.FileSink.Trace(ctx, t)
-	if fewer := (*store.FewerSteps)(nil); errors.As(err, &fewer) {
+	if fewer := (*ingest.FewerSteps)(nil); errors.As(err, &fewer) {
 		return fmt.Errorf("%w. Use --replace to replace it", err)
 	}
 	if err == nil {

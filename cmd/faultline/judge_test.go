@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/internal/judge"
 	"github.com/faultline/faultline/internal/judge/judgetest"
 	"github.com/faultline/faultline/internal/store"
@@ -288,7 +290,7 @@ func TestJudgeFailureIsRecordedAndRetriedNextRun(t *testing.T) {
 	if !strings.Contains(errOut, "error: trace "+res.Failures[0].Trace+": answer rejected after a corrective retry: ") || !strings.Contains(errOut, "1 failed") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
-	st, err := store.Open(context.Background(), c.db)
+	st, err := sqlite.Open(context.Background(), c.db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +323,7 @@ func TestJudgeKillAndResume(t *testing.T) {
 	if code != exitFailure || !strings.Contains(errOut, "interrupted after") || !strings.Contains(errOut, "run the same command again to continue") {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	st, err := store.Open(context.Background(), c.db)
+	st, err := sqlite.Open(context.Background(), c.db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +542,7 @@ func TestJudgeSystemFailureAnswer(t *testing.T) {
 		return judgetest.Reply{Content: judgetest.SystemFailureAnswer(judgetest.SystemFailure{Code: "SYS-1", Mode: found}, map[string]judgetest.Mode{"FM-1.5": found})}
 	})
 	ctx := context.Background()
-	st, err := store.Open(ctx, c.db)
+	st, err := sqlite.Open(ctx, c.db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/labels"
-	"github.com/faultline/faultline/internal/store"
 )
 
 func (a *app) labelsCommand() *cobra.Command {
@@ -89,7 +88,7 @@ is then 1.`,
   faultline eval --labels human:alice --source judge:gpt-4.1-mini`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			source, err := store.HumanSource(labeller)
+			source, err := labels.HumanSource(labeller)
 			if err != nil {
 				return err
 			}

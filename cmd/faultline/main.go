@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/internal/store"
@@ -99,8 +101,8 @@ Then browse: faultline serve`,
 }
 
 // openStore opens the database named by --db.
-func (a *app) openStore(ctx context.Context) (*store.Store, error) {
-	st, err := store.Open(ctx, a.dbPath)
+func (a *app) openStore(ctx context.Context) (*sqlite.Store, error) {
+	st, err := sqlite.Open(ctx, a.dbPath)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}

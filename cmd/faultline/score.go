@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/internal/analyze"
@@ -192,7 +194,7 @@ other_ground_truth, labels}.`,
 
 // storeOutcomeLabels stores the outcomes of a labels file; labels of traces
 // not in the database are listed, not stored.
-func (a *app) storeOutcomeLabels(cmd *cobra.Command, st *store.Store, path string, threshold float64) (*labelsResult, error) {
+func (a *app) storeOutcomeLabels(cmd *cobra.Command, st *sqlite.Store, path string, threshold float64) (*labelsResult, error) {
 	ctx := cmd.Context()
 	labels, problems, err := score.LoadOutcomeLabels(path)
 	if err != nil {

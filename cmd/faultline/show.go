@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/internal/judge"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
@@ -11,10 +10,10 @@ import (
 
 // showJSON is the JSON form of `show`.
 type showJSON struct {
-	Trace      *trace.Trace    `json:"trace"`
-	Steps      []trace.Step    `json:"steps"`
-	Findings   []trace.Finding `json:"findings"`
-	Judgements []judge.Record  `json:"judgements"`
+	Trace      *trace.Trace        `json:"trace"`
+	Steps      []trace.Step        `json:"steps"`
+	Findings   []trace.Finding     `json:"findings"`
+	Judgements []store.JudgeRecord `json:"judgements"`
 }
 
 func (a *app) showCommand() *cobra.Command {
@@ -75,7 +74,7 @@ calls, tokens, cost).`,
 			if asJSON {
 				out := showJSON{Trace: t, Steps: t.Steps, Findings: t.Findings, Judgements: judgements}
 				if out.Judgements == nil {
-					out.Judgements = []judge.Record{}
+					out.Judgements = []store.JudgeRecord{}
 				}
 				if out.Findings == nil {
 					out.Findings = []trace.Finding{}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/internal/store"
@@ -532,7 +534,7 @@ func detectorModes() []string {
 // mode one of them looks for and none reported is absent. Detector
 // findings of another detector set are left out, as are modes outside MAST
 // and the system codes.
-func StoredLabels(ctx context.Context, st *store.Store, source string, ids []string) (*labels.Set, error) {
+func StoredLabels(ctx context.Context, st *sqlite.Store, source string, ids []string) (*labels.Set, error) {
 	selected := []string{source}
 	all, err := st.Sources(ctx, ids)
 	if err != nil {

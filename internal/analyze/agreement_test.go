@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/labels"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -180,7 +181,7 @@ func TestCombine(t *testing.T) {
 
 func TestStoredLabels(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/stats"
@@ -79,7 +81,7 @@ type AttributionRow struct {
 // names (ingest.MetaMistakeAgent: Who&When names it apart from the step),
 // else the agent of the labelled step; agents are compared ignoring case,
 // as Who&When writes "Websurfer" for the agent that calls itself WebSurfer.
-func Attribute(ctx context.Context, st *store.Store, source string, ids []string, opt AgreementOptions) (*Attribution, error) {
+func Attribute(ctx context.Context, st *sqlite.Store, source string, ids []string, opt AgreementOptions) (*Attribution, error) {
 	selected := []string{source}
 	a := &Attribution{Source: source, Labels: []string{}, Rows: []AttributionRow{}, Within: opt.Within,
 		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: Level}}

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
 func TestAttribute(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

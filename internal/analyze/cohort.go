@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/stats"
@@ -301,7 +303,7 @@ type cohort struct {
 }
 
 // BuildReport computes the cohort report of the stored traces.
-func BuildReport(ctx context.Context, st *store.Store, opt ReportOptions) (*Report, error) {
+func BuildReport(ctx context.Context, st *sqlite.Store, opt ReportOptions) (*Report, error) {
 	if opt.By == "" {
 		opt.By = "model"
 	}

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -20,10 +21,10 @@ type cohortSpec struct {
 	modes     map[string]int
 }
 
-func buildStore(t *testing.T, specs []cohortSpec) *store.Store {
+func buildStore(t *testing.T, specs []cohortSpec) *sqlite.Store {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

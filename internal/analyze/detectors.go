@@ -4,9 +4,10 @@ import (
 	"context"
 	"slices"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/labels"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/stats"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
@@ -39,7 +40,7 @@ type DetectorRow struct {
 // ref, on the labelled traces, from the detector findings stored for them
 // (which must be the current detector set's: eval re-runs the detectors
 // first). Detectors whose mode the labels never decide are left out.
-func AgreeDetectors(ctx context.Context, st *store.Store, ref *labels.Set) ([]DetectorRow, error) {
+func AgreeDetectors(ctx context.Context, st *sqlite.Store, ref *labels.Set) ([]DetectorRow, error) {
 	byTraceMode := byTrace(ref)
 	ids := make([]string, 0, len(byTraceMode))
 	for id := range byTraceMode {

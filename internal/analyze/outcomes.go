@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/store"
@@ -87,7 +89,7 @@ type Elsewhere struct {
 // incident id, unless req.Scenario names the incident. A run with a ground
 // truth of its own beside it (a simulated cohort shipping its own incidents
 // under real incident ids) is held only against that one.
-func ScoreStored(ctx context.Context, st *store.Store, req ScoreRequest) (*ScoreResult, error) {
+func ScoreStored(ctx context.Context, st *sqlite.Store, req ScoreRequest) (*ScoreResult, error) {
 	res := &ScoreResult{Scores: []score.TraceScore{}, Disagreements: []Disagreement{}, DryRun: req.DryRun,
 		Changes: OutcomeChanges{List: []OutcomeChange{}}, Elsewhere: []Elsewhere{}}
 	given := map[string]bool{}

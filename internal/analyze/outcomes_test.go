@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/internal/score"
@@ -14,9 +16,9 @@ import (
 	"github.com/faultline/faultline/trace"
 )
 
-func openStore(t *testing.T) *store.Store {
+func openStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

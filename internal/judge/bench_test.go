@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/judge"
 	"github.com/faultline/faultline/internal/judge/judgetest"
@@ -27,10 +29,10 @@ func tracesUnder(tb testing.TB, path string) []*trace.Trace {
 
 // cohort stores n distinct traces made from the example cohort (each copy's
 // first step is marked, so no two prompts are the same) in a new database.
-func cohort(b *testing.B, n int) *store.Store {
+func cohort(b *testing.B, n int) *sqlite.Store {
 	ctx := context.Background()
 	examples := tracesUnder(b, "../../examples")
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,18 +6,6 @@ import (
 	"encoding/json"
 )
 
-// CacheEntry is an accepted answer kept by the hash of the request that
-// asked for it, so that asking again costs nothing. Only answers that passed
-// validation are kept: a rejected one would be rejected again forever.
-type CacheEntry struct {
-	Key     string
-	Model   string
-	Content string // the accepted reply, verbatim
-	// InputTokens and OutputTokens are what producing the answer took,
-	// a corrective retry included.
-	InputTokens, OutputTokens int
-}
-
 // cacheKey hashes everything that shapes an answer: the model, the
 // sampling parameters, the sample number (so that K samples are K answers)
 // and the messages. The response format is left out: it changes how the

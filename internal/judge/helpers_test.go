@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/judge/judgetest"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -55,13 +56,13 @@ func longTrace(tb testing.TB) *trace.Trace {
 type memStore struct {
 	mu       sync.Mutex
 	traces   map[string]*trace.Trace
-	records  map[string]Record
+	records  map[string]store.JudgeRecord
 	findings map[string][]trace.Finding
-	cache    map[string]CacheEntry
+	cache    map[string]store.CacheEntry
 }
 
 func newMemStore(traces []*trace.Trace) *memStore {
-	s := &memStore{traces: map[string]*trace.Trace{}, records: map[string]Record{}, findings: map[string][]trace.Finding{}, cache: map[string]CacheEntry{}}
+	s := &memStore{traces: map[string]*trace.Trace{}, records: map[string]store.JudgeRecord{}, findings: map[string][]trace.Finding{}, cache: map[string]store.CacheEntry{}}
 	for _, t := range traces {
 		s.traces[t.ID] = t
 	}
@@ -87,10 +88,10 @@ func (s *memStore) Load(_ context.Context, id string) (*trace.Trace, error) {
 	return t, nil
 }
 
-func (s *memStore) JudgeRecords(_ context.Context, source string, ids []string) (map[string]Record, error) {
+func (s *memStore) JudgeRecords(_ context.Context, source string, ids []string) (map[string]store.JudgeRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := map[string]Record{}
+	out := map[string]store.JudgeRecord{}
 	for _, id := range ids {
 		if r, ok := s.records[id]; ok && r.Source == source {
 			out[id] = r
@@ -99,7 +100,7 @@ func (s *memStore) JudgeRecords(_ context.Context, source string, ids []string) 
 	return out, nil
 }
 
-func (s *memStore) CachedAnswer(_ context.Context, key string) (*CacheEntry, error) {
+func (s *memStore) CachedAnswer(_ context.Context, key string) (*store.CacheEntry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.cache[key]; ok {
@@ -108,14 +109,14 @@ func (s *memStore) CachedAnswer(_ context.Context, key string) (*CacheEntry, err
 	return nil, nil
 }
 
-func (s *memStore) PutCachedAnswer(_ context.Context, e CacheEntry) error {
+func (s *memStore) PutCachedAnswer(_ context.Context, e store.CacheEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cache[e.Key] = e
 	return nil
 }
 
-func (s *memStore) PutJudgement(_ context.Context, r Record, findings []trace.Finding) error {
+func (s *memStore) PutJudgement(_ context.Context, r store.JudgeRecord, findings []trace.Finding) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.records[r.Trace] = r

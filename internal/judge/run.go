@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -29,38 +30,13 @@ var ErrFatal = errors.New("the endpoint refuses every request")
 type Store interface {
 	Load(ctx context.Context, id string) (*trace.Trace, error)
 	// JudgeRecords returns the records of one source on the given traces.
-	JudgeRecords(ctx context.Context, source string, ids []string) (map[string]Record, error)
+	JudgeRecords(ctx context.Context, source string, ids []string) (map[string]store.JudgeRecord, error)
 	// CachedAnswer returns the entry under key, or nil.
-	CachedAnswer(ctx context.Context, key string) (*CacheEntry, error)
-	PutCachedAnswer(ctx context.Context, e CacheEntry) error
+	CachedAnswer(ctx context.Context, key string) (*store.CacheEntry, error)
+	PutCachedAnswer(ctx context.Context, e store.CacheEntry) error
 	// PutJudgement replaces, in one transaction, the findings of r.Source on
 	// r.Trace with findings and stores r.
-	PutJudgement(ctx context.Context, r Record, findings []trace.Finding) error
-}
-
-// Record is the outcome of judging one trace with one source.
-type Record struct {
-	Trace         string             `json:"trace"`
-	Source        string             `json:"source"`
-	PromptVersion string             `json:"prompt_version"`
-	Status        string             `json:"status"` // StatusOK, StatusFailed or StatusSkipped
-	Error         string             `json:"error,omitempty"`
-	Windows       int                `json:"windows"` // >1 when the trace was judged in overlapping windows
-	Samples       int                `json:"samples"`
-	Agreement     map[string]float64 `json:"agreement,omitempty"` // per mode: share of samples voting with the majority
-	// Summary is the judge's account of the run, or for a skipped trace
-	// why it was not judged.
-	Summary     string `json:"summary,omitempty"`
-	TaskSuccess string `json:"task_success,omitempty"` // the judge's guess: success, failure, unknown
-	// Calls counts the calls this judgement made (0 when every answer came
-	// from the cache); tokens and cost are what producing its answers took,
-	// corrective retries and failed attempts included, cached answers
-	// counted at what they took when first made.
-	Calls        int       `json:"calls"`
-	InputTokens  int       `json:"input_tokens"`
-	OutputTokens int       `json:"output_tokens"`
-	Cost         *float64  `json:"cost"` // nil when the model has no price
-	JudgedAt     time.Time `json:"judged_at"`
+	PutJudgement(ctx context.Context, r store.JudgeRecord, findings []trace.Finding) error
 }
 
 // Record statuses.
@@ -242,7 +218,7 @@ func (r *Runner) judgeTrace(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("loading trace %s: %w", id, err)
 	}
-	rec := Record{Trace: id, Source: r.source, PromptVersion: r.version, Samples: r.opt.Samples, Status: StatusOK}
+	rec := store.JudgeRecord{Trace: id, Source: r.source, PromptVersion: r.version, Samples: r.opt.Samples, Status: StatusOK}
 	if reason, skip := SystemOnly(t, r.opt.HintSource); skip && !r.opt.IncludeSystemFailures {
 		return r.skip(ctx, rec, reason)
 	}
@@ -297,7 +273,7 @@ func (r *Runner) judgeTrace(ctx context.Context, id string) error {
 // skip records a trace as not judged, with why and without findings (any
 // the source stored on it before are removed: they were verdicts on a run
 // that has no agent behaviour to judge).
-func (r *Runner) skip(ctx context.Context, rec Record, reason string) error {
+func (r *Runner) skip(ctx context.Context, rec store.JudgeRecord, reason string) error {
 	rec.Status, rec.Summary, rec.Samples = StatusSkipped, reason, 0
 	rec.JudgedAt = time.Now().UTC()
 	if err := r.store.PutJudgement(ctx, rec, nil); err != nil {
@@ -386,7 +362,7 @@ func (r *Runner) judgeView(ctx context.Context, t *trace.Trace, v *view, k int, 
 		}
 	}
 	spent.add(used)
-	entry := CacheEntry{Key: key, Model: r.opt.Model, Content: resp.Content, InputTokens: used.in, OutputTokens: used.out}
+	entry := store.CacheEntry{Key: key, Model: r.opt.Model, Content: resp.Content, InputTokens: used.in, OutputTokens: used.out}
 	if err := r.store.PutCachedAnswer(ctx, entry); err != nil {
 		return nil, fmt.Errorf("%w: writing the judge cache: %v", errStore, err)
 	}

@@ -16,12 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -135,7 +136,7 @@ func BenchmarkReceive(b *testing.B) {
 	counter := &countSink{}
 	sink = counter
 	if *benchStore {
-		st, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+		st, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -26,7 +28,6 @@ import (
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -365,7 +366,7 @@ func TestReceiveShutdownAndIdle(t *testing.T) {
 func TestReceiveLateSpansDoNotCutAStoredTraceShort(t *testing.T) {
 	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/analyze"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -104,10 +105,10 @@ func (m studyModel) traceList() []*trace.Trace {
 }
 
 // storeOf stores traces in a new database, as one ingested file.
-func storeOf(t *testing.T, traces []*trace.Trace) *store.Store {
+func storeOf(t *testing.T, traces []*trace.Trace) *sqlite.Store {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

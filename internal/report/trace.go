@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline/faultline/internal/judge"
 	"github.com/faultline/faultline/internal/score"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -29,7 +30,7 @@ const (
 
 // WriteTrace prints a trace for a terminal: a header, the findings, what
 // each LLM judge made of it, then every step with the findings that cite it.
-func WriteTrace(w io.Writer, t *trace.Trace, judgements []judge.Record, opts TraceOptions) error {
+func WriteTrace(w io.Writer, t *trace.Trace, judgements []store.JudgeRecord, opts TraceOptions) error {
 	p := &printer{w: w}
 	p.header(t)
 	p.findings(t)
@@ -41,7 +42,7 @@ func WriteTrace(w io.Writer, t *trace.Trace, judgements []judge.Record, opts Tra
 // judgements prints each judge's verdict on the whole trace: whether it
 // succeeded, its summary and its guess at the outcome. A failed judgement
 // is shown as such, since its absence of findings is not a verdict.
-func (p *printer) judgements(records []judge.Record) {
+func (p *printer) judgements(records []store.JudgeRecord) {
 	for _, r := range records {
 		facts := []string{r.Status}
 		if r.Windows > 1 {

@@ -1,136 +1,42 @@
 package store
 
-import (
-	"context"
-	"database/sql"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"time"
+import "time"
 
-	"github.com/faultline/faultline/internal/judge"
-	"github.com/faultline/faultline/trace"
-)
-
-// The judge's persistence: the Store implements judge.Store.
-var _ judge.Store = (*Store)(nil)
-
-// JudgeRecords returns the judge records of one source on the given traces,
-// by trace id.
-func (s *Store) JudgeRecords(ctx context.Context, source string, ids []string) (map[string]judge.Record, error) {
-	out := map[string]judge.Record{}
-	err := s.queryIDs(ctx, ids, judgeRecordColumns+` WHERE trace_id IN (%s) AND source = ?`, func(rows *sql.Rows) error {
-		r, err := scanJudgeRecord(rows)
-		if err == nil {
-			out[r.Trace] = r
-		}
-		return err
-	}, source)
-	if err != nil {
-		return nil, fmt.Errorf("reading judge records: %w", err)
-	}
-	return out, nil
+// JudgeRecord is the outcome of judging one trace with one judge source:
+// what the judge decided about the run as a whole (its findings are stored
+// as findings of its source).
+type JudgeRecord struct {
+	Trace         string             `json:"trace"`
+	Source        string             `json:"source"`
+	PromptVersion string             `json:"prompt_version"`
+	Status        string             `json:"status"` // judge.StatusOK, StatusFailed or StatusSkipped
+	Error         string             `json:"error,omitempty"`
+	Windows       int                `json:"windows"` // >1 when the trace was judged in overlapping windows
+	Samples       int                `json:"samples"`
+	Agreement     map[string]float64 `json:"agreement,omitempty"` // per mode: share of samples voting with the majority
+	// Summary is the judge's account of the run, or for a skipped trace
+	// why it was not judged.
+	Summary     string `json:"summary,omitempty"`
+	TaskSuccess string `json:"task_success,omitempty"` // the judge's guess: success, failure, unknown
+	// Calls counts the calls this judgement made (0 when every answer came
+	// from the cache); tokens and cost are what producing its answers took,
+	// corrective retries and failed attempts included, cached answers
+	// counted at what they took when first made.
+	Calls        int       `json:"calls"`
+	InputTokens  int       `json:"input_tokens"`
+	OutputTokens int       `json:"output_tokens"`
+	Cost         *float64  `json:"cost"` // nil when the model has no price
+	JudgedAt     time.Time `json:"judged_at"`
 }
 
-// TraceJudgements returns every judge's record on one trace, by source.
-func (s *Store) TraceJudgements(ctx context.Context, traceID string) ([]judge.Record, error) {
-	var out []judge.Record
-	err := s.queryIDs(ctx, []string{traceID}, judgeRecordColumns+` WHERE trace_id IN (%s) ORDER BY source`, func(rows *sql.Rows) error {
-		r, err := scanJudgeRecord(rows)
-		out = append(out, r)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading the judge records of %s: %w", traceID, err)
-	}
-	return out, nil
-}
-
-const judgeRecordColumns = `SELECT trace_id, source, prompt_version, status, error, windows, samples, agreement, summary, task_success,
-	calls, input_tokens, output_tokens, cost, judged_at FROM judge_runs`
-
-func scanJudgeRecord(rows *sql.Rows) (judge.Record, error) {
-	var r judge.Record
-	var agreement, judgedAt string
-	var cost sql.NullFloat64
-	if err := rows.Scan(&r.Trace, &r.Source, &r.PromptVersion, &r.Status, &r.Error, &r.Windows, &r.Samples, &agreement, &r.Summary, &r.TaskSuccess,
-		&r.Calls, &r.InputTokens, &r.OutputTokens, &cost, &judgedAt); err != nil {
-		return r, err
-	}
-	if err := json.Unmarshal([]byte(agreement), &r.Agreement); err != nil {
-		return r, fmt.Errorf("trace %s judge record agreement: %w", r.Trace, err)
-	}
-	if cost.Valid {
-		r.Cost = &cost.Float64
-	}
-	r.JudgedAt = parseTimeText(judgedAt)
-	return r, nil
-}
-
-// PutJudgement replaces the findings of r.Source on r.Trace with findings and
-// stores r, in one transaction: an interrupted run leaves either the whole
-// judgement or none of it.
-func (s *Store) PutJudgement(ctx context.Context, r judge.Record, findings []trace.Finding) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE trace_id = ? AND source = ?`, r.Trace, r.Source); err != nil {
-		return fmt.Errorf("trace %s: %w", r.Trace, err)
-	}
-	w, err := newWriter(ctx, tx)
-	if err != nil {
-		return err
-	}
-	defer w.close()
-	if err := w.putFindings(ctx, r.Trace, findings); err != nil {
-		return err
-	}
-	var cost sql.NullFloat64
-	if r.Cost != nil {
-		cost = sql.NullFloat64{Float64: *r.Cost, Valid: true}
-	}
-	agreement := r.Agreement
-	if agreement == nil {
-		agreement = map[string]float64{}
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO judge_runs (trace_id, source, prompt_version, status, error, windows, samples, agreement, summary, task_success,
-		calls, input_tokens, output_tokens, cost, judged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (trace_id, source) DO UPDATE SET prompt_version = excluded.prompt_version, status = excluded.status, error = excluded.error,
-		windows = excluded.windows, samples = excluded.samples, agreement = excluded.agreement, summary = excluded.summary,
-		task_success = excluded.task_success, calls = excluded.calls, input_tokens = excluded.input_tokens,
-		output_tokens = excluded.output_tokens, cost = excluded.cost, judged_at = excluded.judged_at`,
-		r.Trace, r.Source, r.PromptVersion, r.Status, r.Error, r.Windows, r.Samples, jsonText(agreement), r.Summary, r.TaskSuccess,
-		r.Calls, r.InputTokens, r.OutputTokens, cost, timeText(r.JudgedAt))
-	if err != nil {
-		return fmt.Errorf("trace %s judge record: %w", r.Trace, err)
-	}
-	return s.commit(tx)
-}
-
-// CachedAnswer returns the judge's cached answer under key, or nil.
-func (s *Store) CachedAnswer(ctx context.Context, key string) (*judge.CacheEntry, error) {
-	e := &judge.CacheEntry{Key: key}
-	err := s.db.QueryRowContext(ctx, `SELECT model, content, input_tokens, output_tokens FROM judge_cache WHERE key = ?`, key).
-		Scan(&e.Model, &e.Content, &e.InputTokens, &e.OutputTokens)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("judge cache: %w", err)
-	}
-	return e, nil
-}
-
-// PutCachedAnswer stores (or replaces) a cached answer.
-func (s *Store) PutCachedAnswer(ctx context.Context, e judge.CacheEntry) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO judge_cache (key, model, content, input_tokens, output_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET model = excluded.model, content = excluded.content, input_tokens = excluded.input_tokens,
-		output_tokens = excluded.output_tokens, created_at = excluded.created_at`,
-		e.Key, e.Model, e.Content, e.InputTokens, e.OutputTokens, time.Now().UTC().Format(time.RFC3339))
-	if err != nil {
-		return fmt.Errorf("judge cache: %w", err)
-	}
-	return nil
+// CacheEntry is an accepted answer kept by the hash of the request that
+// asked for it, so that asking again costs nothing. Only answers that passed
+// validation are kept: a rejected one would be rejected again forever.
+type CacheEntry struct {
+	Key     string
+	Model   string
+	Content string // the accepted reply, verbatim
+	// InputTokens and OutputTokens are what producing the answer took,
+	// a corrective retry included.
+	InputTokens, OutputTokens int
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/taxonomy"
@@ -57,7 +59,7 @@ func benchServer(b *testing.B) *Server {
 			fresh = true
 		}
 		ctx := context.Background()
-		st, err := store.Open(ctx, path)
+		st, err := sqlite.Open(ctx, path)
 		if err != nil {
 			bench.err = err
 			return
@@ -82,7 +84,7 @@ var words = strings.Fields("pod deployment service checkout frontend cart ad pay
 
 // generate writes n traces like bench/reportbench's, each with 12 steps of
 // words to search, and a trace of 10,000 steps.
-func generate(ctx context.Context, st *store.Store, n int) error {
+func generate(ctx context.Context, st *sqlite.Store, n int) error {
 	st.RecordDetectors("bench")
 	fs, err := st.File(ctx, ingest.FileInfo{Path: "/bench/cohort.jsonl", Hash: "bench", Format: "codex"})
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/analyze"
@@ -21,9 +23,9 @@ import (
 )
 
 // openStore is an empty store of the test's own.
-func openStore(t testing.TB) *store.Store {
+func openStore(t testing.TB) *sqlite.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func openStore(t testing.TB) *store.Store {
 }
 
 // put stores traces as one file, as run through the current detectors.
-func put(t testing.TB, st *store.Store, file string, traces ...*trace.Trace) {
+func put(t testing.TB, st *sqlite.Store, file string, traces ...*trace.Trace) {
 	t.Helper()
 	ctx := context.Background()
 	st.RecordDetectors(detect.Version(detect.All))
@@ -61,7 +63,7 @@ func agentRun(id, model string, success bool, result string) *trace.Trace {
 
 // examplesStore holds the bundled example cohort, ingested, run through
 // the detectors and scored, as `faultline analyze examples/` leaves it.
-func examplesStore(t testing.TB) *store.Store {
+func examplesStore(t testing.TB) *sqlite.Store {
 	t.Helper()
 	ctx := context.Background()
 	st := openStore(t)

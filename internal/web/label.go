@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/labels"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -25,7 +24,7 @@ func labellerOf(r *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	if _, err := store.HumanSource(c.Value); err != nil {
+	if _, err := labels.HumanSource(c.Value); err != nil {
 		return ""
 	}
 	return c.Value
@@ -44,7 +43,7 @@ func labellerSource(r *http.Request) string {
 // goes back to the page the form was on.
 func (s *Server) setLabeller(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	if _, err := store.HumanSource(name); name != "" && err != nil {
+	if _, err := labels.HumanSource(name); name != "" && err != nil {
 		s.fail(w, r, badRequest{err.Error()})
 		return
 	}
@@ -161,7 +160,7 @@ func (s *Server) saveLabels(w http.ResponseWriter, r *http.Request) {
 			}
 			slices.Sort(l.Steps)
 			l.Steps = slices.Compact(l.Steps)
-			f := store.LabelFinding(l, source)
+			f := labels.Finding(l, source)
 			if err := f.CheckEvidence(t); err != nil {
 				row.Error = err.Error()
 				break
@@ -169,7 +168,7 @@ func (s *Server) saveLabels(w http.ResponseWriter, r *http.Request) {
 			findings = append(findings, f)
 		default:
 			// Evidence says where a mode is: an absent or unsure mode has none.
-			findings = append(findings, store.LabelFinding(l, source))
+			findings = append(findings, labels.Finding(l, source))
 		}
 		if row.Error != "" && row.Verdict != "" {
 			p.Errors = append(p.Errors, m.Code+": "+row.Error)

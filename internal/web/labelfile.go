@@ -9,7 +9,6 @@ import (
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/labels"
-	"github.com/faultline/faultline/internal/store"
 )
 
 // maxUpload is the largest label file an import takes.
@@ -106,7 +105,7 @@ func (s *Server) importLabels(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = labellerOf(r)
 	}
-	source, err := store.HumanSource(name)
+	source, err := labels.HumanSource(name)
 	if err != nil {
 		s.fail(w, r, badRequest{"name the labeller whose labels these are: " + err.Error()})
 		return

@@ -21,13 +21,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/internal/score"
-	"github.com/faultline/faultline/internal/store"
 )
 
 // Config is what a Server serves and how.
 type Config struct {
-	Store *store.Store
+	Store *sqlite.Store
 	// Token, when set, must come with every request (see security.go);
 	// serving beyond loopback requires one.
 	Token string

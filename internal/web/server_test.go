@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store/sqlite"
+
 	"github.com/faultline/faultline/internal/score"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -334,8 +335,8 @@ func TestEmptyDiagnosis(t *testing.T) {
 // the same way.
 func TestKeptPages(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f.db")
-	open := func() *store.Store {
-		st, err := store.Open(context.Background(), path)
+	open := func() *sqlite.Store {
+		st, err := sqlite.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}

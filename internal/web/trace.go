@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/detect"
-	"github.com/faultline/faultline/internal/judge"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/store"
@@ -33,7 +32,7 @@ type traceView struct {
 	Outcomes   []outcomeView
 	Diagnosis  *diagnosisView
 	Matrix     matrix
-	Judgements []judge.Record
+	Judgements []store.JudgeRecord
 	Timeline   timeline
 	Label      *labelPanel
 	Elapsed    time.Duration

@@ -1,10 +1,11 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"reflect"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -36,8 +37,8 @@ func TestLoadCohort(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var marks []Mark
-	collect := func(m Mark) { marks = append(marks, m) }
+	var marks []store.Mark
+	collect := func(m store.Mark) { marks = append(marks, m) }
 	all, err := st.LoadCohort(ctx, nil, nil, collect)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +56,7 @@ func TestLoadCohort(t *testing.T) {
 		t.Errorf("sources = %v, want %v", all.Sources, want)
 	}
 	// a: human, judge and mad; c: human.
-	wantAnn := []Annotation{{0, 0}, {0, 1}, {0, 2}, {2, 0}}
+	wantAnn := []store.Annotation{{Trace: 0, Source: 0}, {Trace: 0, Source: 1}, {Trace: 0, Source: 2}, {Trace: 2, Source: 0}}
 	if !reflect.DeepEqual(all.Annotations, wantAnn) {
 		t.Errorf("annotations = %v, want %v", all.Annotations, wantAnn)
 	}
@@ -63,7 +64,7 @@ func TestLoadCohort(t *testing.T) {
 	// FM-1.3 on a three times (the judge cites 7 first, the human 4, then
 	// 3), FM-3.3 unlocated; FM-2.6 is absent and the unmapped label has no
 	// mode.
-	wantMarks := []Mark{{0, 7, "FM-1.3"}, {0, 4, "FM-1.3"}, {0, 3, "FM-1.3"}, {0, -1, "FM-3.3"}, {0, 0, "SYS-1"}, {2, -1, "FM-1.3"}}
+	wantMarks := []store.Mark{{Trace: 0, Step: 7, Mode: "FM-1.3"}, {Trace: 0, Step: 4, Mode: "FM-1.3"}, {Trace: 0, Step: 3, Mode: "FM-1.3"}, {Trace: 0, Step: -1, Mode: "FM-3.3"}, {Trace: 0, Step: 0, Mode: "SYS-1"}, {Trace: 2, Step: -1, Mode: "FM-1.3"}}
 	if !reflect.DeepEqual(marks, wantMarks) {
 		t.Errorf("marks = %v\nwant %v", marks, wantMarks)
 	}
@@ -77,7 +78,7 @@ func TestLoadCohort(t *testing.T) {
 	if len(some.Traces) != 2 || some.Traces[0].ID != "a" || some.Traces[1].ID != "c" {
 		t.Fatalf("selected traces = %+v", some.Traces)
 	}
-	wantMarks = []Mark{{0, 7, "FM-1.3"}, {0, -1, "FM-3.3"}, {0, 0, "SYS-1"}}
+	wantMarks = []store.Mark{{Trace: 0, Step: 7, Mode: "FM-1.3"}, {Trace: 0, Step: -1, Mode: "FM-3.3"}, {Trace: 0, Step: 0, Mode: "SYS-1"}}
 	if !reflect.DeepEqual(marks, wantMarks) {
 		t.Errorf("judge marks = %v\nwant %v", marks, wantMarks)
 	}

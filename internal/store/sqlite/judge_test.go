@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/internal/judge"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -14,7 +15,7 @@ func TestJudgeRecordsFindingsAndCache(t *testing.T) {
 	st := open(t)
 	ingestFile(t, st, "/a.jsonl", "h1", sample("t1", "m", nil), sample("t2", "m", nil))
 	cost := 0.25
-	rec := judge.Record{Trace: "t1", Source: "judge:m", PromptVersion: "p1-abc", Status: judge.StatusOK, Windows: 3, Samples: 3,
+	rec := store.JudgeRecord{Trace: "t1", Source: "judge:m", PromptVersion: "p1-abc", Status: judge.StatusOK, Windows: 3, Samples: 3,
 		Agreement: map[string]float64{"FM-1.3": 2.0 / 3}, Summary: "It looked.", TaskSuccess: "failure", Calls: 9,
 		InputTokens: 9000, OutputTokens: 900, Cost: &cost, JudgedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
 	findings := []trace.Finding{
@@ -59,7 +60,7 @@ func TestJudgeRecordsFindingsAndCache(t *testing.T) {
 		t.Fatalf("empty cache: %v %v", e, err)
 	}
 	for _, content := range []string{"first", "second"} {
-		if err := st.PutCachedAnswer(ctx, judge.CacheEntry{Key: "k1", Model: "m", Content: content, InputTokens: 10, OutputTokens: 2}); err != nil {
+		if err := st.PutCachedAnswer(ctx, store.CacheEntry{Key: "k1", Model: "m", Content: content, InputTokens: 10, OutputTokens: 2}); err != nil {
 			t.Fatal(err)
 		}
 	}

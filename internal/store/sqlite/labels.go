@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,18 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
-
-// ModeVerdict is one stored finding reduced to what comparing annotation
-// sources needs: who said what about which mode of which trace, and where.
-type ModeVerdict struct {
-	Trace   string
-	Source  string
-	Mode    string
-	Verdict trace.Verdict
-	Steps   []int
-}
 
 // ModeVerdicts calls fn with each finding that has a mode (labels that
 // could not be mapped to one are left out) of the sources selected as
@@ -25,12 +16,12 @@ type ModeVerdict struct {
 // stored. It streams: comparing two sources over a large store visits
 // millions of findings. Steps are decoded for present verdicts only, the
 // only ones whose steps anything reads.
-func (s *Store) ModeVerdicts(ctx context.Context, ids []string, sources []string, fn func(ModeVerdict) error) error {
+func (s *Store) ModeVerdicts(ctx context.Context, ids []string, sources []string, fn func(store.ModeVerdict) error) error {
 	where, args := sourceCondition("source", sources)
 	const columns = `SELECT trace_id, source, mode, verdict, steps FROM findings WHERE mode != ''`
 	var keep map[string]bool // set when the whole table is read
 	scan := func(rows *sql.Rows) error {
-		var v ModeVerdict
+		var v store.ModeVerdict
 		var verdict string
 		var steps []byte
 		if err := rows.Scan(&v.Trace, &v.Source, &v.Mode, &verdict, &steps); err != nil {

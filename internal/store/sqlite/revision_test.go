@@ -1,11 +1,11 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"path/filepath"
 	"testing"
 
-	"github.com/faultline/faultline/internal/judge"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -40,7 +40,7 @@ func TestRevision(t *testing.T) {
 		last = now
 	}
 	yes := true
-	step("a read", func() error { _, err := st.List(ctx, Filter{}); return err }, false)
+	step("a read", func() error { _, err := st.List(ctx, store.Filter{}); return err }, false)
 	step("an ingest", func() error { ingestFile(t, st, "/f", "h", sample("a", "m", nil)); return nil }, true)
 	step("the same file again", func() error { ingestFile(t, st, "/f", "h", sample("a", "m", nil)); return nil }, false)
 	step("an outcome", func() error { return st.PutOutcome(ctx, "a", trace.Outcome{Source: "labels", Success: &yes}) }, true)
@@ -48,7 +48,7 @@ func TestRevision(t *testing.T) {
 		return st.ReplaceFindings(ctx, "a", "human:x", []trace.Finding{{Mode: "FM-1.3", Source: "human:x", Verdict: trace.Absent}}, "")
 	}, true)
 	step("a judgement", func() error {
-		return st.PutJudgement(ctx, judge.Record{Trace: "a", Source: "judge:m", Status: "ok"}, nil)
+		return st.PutJudgement(ctx, store.JudgeRecord{Trace: "a", Source: "judge:m", Status: "ok"}, nil)
 	}, true)
 	step("another process's ingest", func() error { ingestFile(t, other, "/g", "h", sample("b", "m", nil)); return nil }, true)
 	step("another read", func() error { _, err := st.Load(ctx, "b"); return err }, false)

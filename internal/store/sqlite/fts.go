@@ -1,21 +1,19 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/faultline/faultline/internal/store"
 )
 
 // The search index (migration 0004) holds every step's text, arguments and
 // tool name. A step's row id there is its trace's key << stepBits | its
 // index.
 const stepBits = 24
-
-// ErrEmptySearch is returned for a search with no word in it.
-var ErrEmptySearch = errors.New("the search has no word to look for")
 
 // SearchQuery turns what a person types into an FTS5 query: every word, or
 // "quoted phrase", must occur in one step, in any order; a word ending in *
@@ -46,7 +44,7 @@ func SearchQuery(input string) (string, error) {
 		terms = append(terms, q)
 	}
 	if len(terms) == 0 {
-		return "", ErrEmptySearch
+		return "", store.ErrEmptySearch
 	}
 	return strings.Join(terms, " "), nil
 }
@@ -75,18 +73,12 @@ func splitTerms(s string) []string {
 	}
 }
 
-// SearchHit is where a search matched in one trace.
-type SearchHit struct {
-	Steps []int // the first matching steps, in order
-	Count int   // matching steps in all
-}
-
 // maxHitSteps caps the steps a SearchHit lists.
 const maxHitSteps = 5
 
 // SearchHits says, for each of the given traces, which of its steps hold
 // the words of search; traces without a match are left out.
-func (s *Store) SearchHits(ctx context.Context, search string, ids []string) (map[string]SearchHit, error) {
+func (s *Store) SearchHits(ctx context.Context, search string, ids []string) (map[string]store.SearchHit, error) {
 	match, err := SearchQuery(search)
 	if err != nil {
 		return nil, err
@@ -104,7 +96,7 @@ func (s *Store) SearchHits(ctx context.Context, search string, ids []string) (ma
 	if err != nil {
 		return nil, fmt.Errorf("searching: %w", err)
 	}
-	out := map[string]SearchHit{}
+	out := map[string]store.SearchHit{}
 	for _, id := range ids {
 		key, ok := keys[id]
 		if !ok {
@@ -117,7 +109,7 @@ func (s *Store) SearchHits(ctx context.Context, search string, ids []string) (ma
 		if err != nil {
 			return nil, fmt.Errorf("searching: %w", err)
 		}
-		var hit SearchHit
+		var hit store.SearchHit
 		for rows.Next() {
 			var rowid int64
 			if err := rows.Scan(&rowid); err != nil {

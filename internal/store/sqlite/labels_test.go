@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -30,7 +31,7 @@ func TestModeVerdictsFewOrMost(t *testing.T) {
 	ingestFile(t, st, "/f", "h", traces...)
 	for _, n := range []int{10, 999, 1200, 1500} {
 		seen := map[string]bool{}
-		err := st.ModeVerdicts(ctx, ids[:n], []string{"judge"}, func(v ModeVerdict) error {
+		err := st.ModeVerdicts(ctx, ids[:n], []string{"judge"}, func(v store.ModeVerdict) error {
 			switch {
 			case v.Source != "judge:a":
 				t.Errorf("%d traces: a finding of %s", n, v.Source)

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/labels"
-	"github.com/faultline/faultline/taxonomy"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -18,23 +17,6 @@ import (
 // per trace and mode, with the verdict present, absent or unsure: the
 // labeller's note is the finding's explanation, the evidence its steps and
 // quote. These read and write them in faultline's label format.
-
-// labellerName is what a labeller's name may be: it becomes part of a
-// source name, an address and file names.
-var labellerName = regexp.MustCompile(`^[\p{L}\p{N}._-]{1,40}$`)
-
-// HumanSource is the annotation source of a labeller's labels, human:<name>.
-func HumanSource(name string) (string, error) {
-	if !labellerName.MatchString(name) {
-		return "", fmt.Errorf("labeller name %q: 1 to 40 letters, digits, dots, dashes or underscores", trace.Clip(name, 40))
-	}
-	return "human:" + name, nil
-}
-
-// LabelFinding turns a label into the finding that stores it.
-func LabelFinding(l labels.ModeLabel, source string) trace.Finding {
-	return trace.Finding{Mode: l.Mode, Source: source, Verdict: l.Verdict, Steps: l.Steps, Quote: l.Quote, Explanation: l.Note, Taxonomy: taxonomy.Version}
-}
 
 // ExportLabels returns the labels of one source (its findings with a mode),
 // by trace and mode.
@@ -85,7 +67,7 @@ func (s *Store) ImportLabels(ctx context.Context, set *labels.Set, source string
 		group := set.Labels[start:end]
 		start = end
 		t, err := s.Load(ctx, group[0].Trace)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			report(group[0], "trace %q is not in the database; its labels are skipped", group[0].Trace)
 			continue
 		}
@@ -94,7 +76,7 @@ func (s *Store) ImportLabels(ctx context.Context, set *labels.Set, source string
 		}
 		var findings []trace.Finding
 		for _, l := range group {
-			f := LabelFinding(l, source)
+			f := labels.Finding(l, source)
 			if err := f.CheckEvidence(t); err != nil {
 				report(l, "%v; label skipped", err)
 				continue

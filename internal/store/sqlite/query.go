@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,53 +8,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
-// Filter selects traces. Empty fields match everything.
-type Filter struct {
-	Model    string
-	Format   string
-	System   string
-	Scenario string
-	// Outcome is "success", "failure" or "unknown" (no decided outcome).
-	Outcome string
-	// Paths keeps traces ingested from these files or from files under these directories.
-	Paths []string
-	// Select, when set, keeps only the traces it names (possibly none).
-	Select *Selection
-	Limit  int
-}
-
-// Selection names traces by id or by the file they came from.
-type Selection struct {
-	IDs   []string
-	Files []string // file keys as ingest.FileInfo.Path gives them
-}
-
-// Outcomes a Filter accepts.
-var OutcomeFilters = []string{"success", "failure", "unknown"}
-
-// Summary is a trace without its steps.
-type Summary struct {
-	ID       string          `json:"id"`
-	Format   string          `json:"format"`
-	System   string          `json:"system"`
-	Model    string          `json:"model"`
-	Task     string          `json:"task"`
-	Scenario string          `json:"scenario,omitempty"`
-	Trial    string          `json:"trial,omitempty"`
-	Steps    int             `json:"steps"`
-	Source   string          `json:"source"`
-	Outcome  *trace.Outcome  `json:"outcome"`
-	Outcomes []trace.Outcome `json:"-"`
-	Started  time.Time       `json:"-"` // set by Browse
-}
-
 // List returns the traces matching f, ordered by model, then id.
-func (s *Store) List(ctx context.Context, f Filter) ([]Summary, error) {
+func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Summary, error) {
 	var where []string
 	var args []any
 	eq := func(col, v string) {
@@ -89,11 +49,11 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Summary, error) {
 		return nil, fmt.Errorf("listing traces: %w", err)
 	}
 	defer rows.Close()
-	var out []Summary
+	var out []store.Summary
 	index := map[string]int{}
-	selected := f.Select.set()
+	selected := selectionSet(f.Select)
 	for rows.Next() {
-		var sm Summary
+		var sm store.Summary
 		var file string
 		if err := rows.Scan(&sm.ID, &file, &sm.Format, &sm.System, &sm.Model, &sm.Task, &sm.Scenario, &sm.Trial, &sm.Steps, &sm.Source); err != nil {
 			return nil, err
@@ -113,7 +73,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Summary, error) {
 	if f.Outcome != "" {
 		kept := out[:0]
 		for _, sm := range out {
-			if OutcomeClass(sm.Outcome) == f.Outcome {
+			if store.OutcomeClass(sm.Outcome) == f.Outcome {
 				kept = append(kept, sm)
 			}
 		}
@@ -125,9 +85,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Summary, error) {
 	return out, nil
 }
 
-// set turns a selection into a lookup of ids and "file\x00"-prefixed file
+// selectionSet turns a selection into a lookup of ids and "file\x00"-prefixed file
 // keys; nil means no selection.
-func (sel *Selection) set() map[string]bool {
+func selectionSet(sel *store.Selection) map[string]bool {
 	if sel == nil {
 		return nil
 	}
@@ -141,20 +101,7 @@ func (sel *Selection) set() map[string]bool {
 	return m
 }
 
-// OutcomeClass names a primary outcome as the Outcome filter does:
-// success, failure, or unknown when none is decided.
-func OutcomeClass(o *trace.Outcome) string {
-	switch {
-	case o == nil || o.Success == nil:
-		return "unknown"
-	case *o.Success:
-		return "success"
-	default:
-		return "failure"
-	}
-}
-
-func (s *Store) attachOutcomes(ctx context.Context, out []Summary, index map[string]int) error {
+func (s *Store) attachOutcomes(ctx context.Context, out []store.Summary, index map[string]int) error {
 	if len(out) == 0 {
 		return nil
 	}
@@ -223,7 +170,7 @@ func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) 
 	}
 	switch len(ids) {
 	case 0:
-		return "", fmt.Errorf("trace %q: %w", idOrPrefix, ErrNotFound)
+		return "", fmt.Errorf("trace %q: %w", idOrPrefix, store.ErrNotFound)
 	case 1:
 		return ids[0], nil
 	default:
@@ -254,7 +201,7 @@ func (s *Store) LoadHeader(ctx context.Context, id string) (*trace.Trace, int, e
 	err := s.db.QueryRowContext(ctx, `SELECT format, source, system, model, task, scenario, trial, started, ended, usage, meta, diagnosis_source, diagnosis, step_count
 		FROM traces WHERE id = ?`, id).Scan(&t.Format, &t.Source, &t.System, &t.Model, &t.Task, &t.Scenario, &t.Trial, &started, &ended, &usage, &meta, &diagSource, &diag, &steps)
 	if err == sql.ErrNoRows {
-		return nil, 0, fmt.Errorf("trace %q: %w", id, ErrNotFound)
+		return nil, 0, fmt.Errorf("trace %q: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("trace %s: %w", id, err)
@@ -412,20 +359,6 @@ func (s *Store) queryIDs(ctx context.Context, ids []string, query string, scan f
 		}
 	}
 	return nil
-}
-
-// MatchSource reports whether an annotation source is selected by a list of
-// source names or prefixes; an empty list selects every source.
-func MatchSource(source string, selected []string) bool {
-	if len(selected) == 0 {
-		return true
-	}
-	for _, want := range selected {
-		if source == want || strings.HasPrefix(source, want+":") {
-			return true
-		}
-	}
-	return false
 }
 
 // Sources lists the annotation sources present on the given traces, sorted.

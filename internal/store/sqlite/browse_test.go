@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -46,7 +47,7 @@ func browseStore(t *testing.T) *Store {
 	return st
 }
 
-func ids(p *Page) string {
+func ids(p *store.Page) string {
 	var out []string
 	for _, s := range p.Traces {
 		out = append(out, s.ID)
@@ -60,27 +61,27 @@ func TestBrowseFilters(t *testing.T) {
 	zero, two := 0, 2
 	tests := []struct {
 		name string
-		q    TraceQuery
+		q    store.TraceQuery
 		want string
 	}{
-		{"all", TraceQuery{}, "t00 t01 t02 t03 t04 t05 t06 t07 t08 t09 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22"},
-		{"model", TraceQuery{Model: []string{"m2"}}, "t01 t04 t07 t10 t13 t16 t19 t22"},
-		{"empty model", TraceQuery{Model: []string{""}}, "t02 t05 t08 t11 t14 t17 t20"},
-		{"scenario and model", TraceQuery{Scenario: []string{"1"}, Model: []string{"m2"}}, "t01 t13"},
-		{"success", TraceQuery{Outcome: "success"}, "t00 t04 t08 t12 t16 t20"},
+		{"all", store.TraceQuery{}, "t00 t01 t02 t03 t04 t05 t06 t07 t08 t09 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22"},
+		{"model", store.TraceQuery{Model: []string{"m2"}}, "t01 t04 t07 t10 t13 t16 t19 t22"},
+		{"empty model", store.TraceQuery{Model: []string{""}}, "t02 t05 t08 t11 t14 t17 t20"},
+		{"scenario and model", store.TraceQuery{Scenario: []string{"1"}, Model: []string{"m2"}}, "t01 t13"},
+		{"success", store.TraceQuery{Outcome: "success"}, "t00 t04 t08 t12 t16 t20"},
 		// Traces with i%4 == 1 succeeded by the scorer and failed by the labels.
-		{"failure", TraceQuery{Outcome: "failure"}, "t01 t02 t05 t06 t09 t10 t13 t14 t17 t18 t21 t22"},
-		{"unknown", TraceQuery{Outcome: "unknown"}, "t03 t07 t11 t15 t19"},
-		{"mode", TraceQuery{Modes: []string{"FM-3.3"}}, "t00 t03 t06 t09 t12 t15 t18 t21"},
-		{"two modes", TraceQuery{Modes: []string{"FM-3.3", "FM-1.3"}}, "t00 t06 t12 t18"},
+		{"failure", store.TraceQuery{Outcome: "failure"}, "t01 t02 t05 t06 t09 t10 t13 t14 t17 t18 t21 t22"},
+		{"unknown", store.TraceQuery{Outcome: "unknown"}, "t03 t07 t11 t15 t19"},
+		{"mode", store.TraceQuery{Modes: []string{"FM-3.3"}}, "t00 t03 t06 t09 t12 t15 t18 t21"},
+		{"two modes", store.TraceQuery{Modes: []string{"FM-3.3", "FM-1.3"}}, "t00 t06 t12 t18"},
 		// human:ann says FM-1.3 is absent: only the judge marks it present.
-		{"mode by a source", TraceQuery{Modes: []string{"FM-1.3"}, Sources: []string{"human"}}, ""},
-		{"mode by a source prefix", TraceQuery{Modes: []string{"FM-1.3"}, Sources: []string{"judge"}, Outcome: "success"}, "t00 t04 t08 t12 t16 t20"},
-		{"two distinct modes", TraceQuery{ModeCount: &two}, "t00 t06 t12 t18"},
-		{"no mode", TraceQuery{ModeCount: &zero, Outcome: "unknown"}, "t07 t11 t19"},
-		{"unlabelled", TraceQuery{Unlabelled: "judge:x", Model: []string{"m1"}}, "t03 t09 t15 t21"},
-		{"search", TraceQuery{Search: "trace 17"}, "t17"},
-		{"search a word of later steps", TraceQuery{Search: `"step 4"`}, "t04 t09 t14 t19"},
+		{"mode by a source", store.TraceQuery{Modes: []string{"FM-1.3"}, Sources: []string{"human"}}, ""},
+		{"mode by a source prefix", store.TraceQuery{Modes: []string{"FM-1.3"}, Sources: []string{"judge"}, Outcome: "success"}, "t00 t04 t08 t12 t16 t20"},
+		{"two distinct modes", store.TraceQuery{ModeCount: &two}, "t00 t06 t12 t18"},
+		{"no mode", store.TraceQuery{ModeCount: &zero, Outcome: "unknown"}, "t07 t11 t19"},
+		{"unlabelled", store.TraceQuery{Unlabelled: "judge:x", Model: []string{"m1"}}, "t03 t09 t15 t21"},
+		{"search", store.TraceQuery{Search: "trace 17"}, "t17"},
+		{"search a word of later steps", store.TraceQuery{Search: `"step 4"`}, "t04 t09 t14 t19"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,10 +110,10 @@ func TestBrowseFilters(t *testing.T) {
 func TestBrowsePaging(t *testing.T) {
 	ctx := context.Background()
 	st := browseStore(t)
-	for _, sort := range SortOrders {
+	for _, sort := range store.SortOrders {
 		for _, desc := range []bool{false, true} {
-			q := TraceQuery{Sort: sort, Desc: desc, Limit: 5}
-			all, err := st.Browse(ctx, TraceQuery{Sort: sort, Desc: desc, Limit: 100})
+			q := store.TraceQuery{Sort: sort, Desc: desc, Limit: 5}
+			all, err := st.Browse(ctx, store.TraceQuery{Sort: sort, Desc: desc, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,10 +159,10 @@ func TestBrowsePaging(t *testing.T) {
 			}
 		}
 	}
-	if _, err := st.Browse(ctx, TraceQuery{After: "bm90IGpzb24"}); !errors.Is(err, ErrBadCursor) {
+	if _, err := st.Browse(ctx, store.TraceQuery{After: "bm90IGpzb24"}); !errors.Is(err, store.ErrBadCursor) {
 		t.Errorf("bad cursor: %v", err)
 	}
-	if _, err := st.Browse(ctx, TraceQuery{Sort: "colour"}); err == nil {
+	if _, err := st.Browse(ctx, store.TraceQuery{Sort: "colour"}); err == nil {
 		t.Error("unknown sort order accepted")
 	}
 }
@@ -185,12 +186,12 @@ func TestSourceConditionMatchesMatchSource(t *testing.T) {
 		}
 		var want []string
 		for _, src := range sources {
-			if MatchSource(src, sel) {
+			if store.MatchSource(src, sel) {
 				want = append(want, src)
 			}
 		}
 		if !slices.Equal(got, want) {
-			t.Errorf("%v: SQL selects %v, MatchSource %v", sel, got, want)
+			t.Errorf("%v: SQL selects %v, store.MatchSource %v", sel, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -87,14 +88,14 @@ func TestReingestIsIdempotentAndChangedFileReplaces(t *testing.T) {
 	}
 	// The file changed and now holds only trace c.
 	ingestFile(t, st, "/f1", "h2", sample("c", "m", nil))
-	list, err := st.List(ctx, Filter{})
+	list, err := st.List(ctx, store.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list) != 1 || list[0].ID != "c" {
 		t.Fatalf("after change: %+v", list)
 	}
-	if _, err := st.Load(ctx, "a"); !errors.Is(err, ErrNotFound) {
+	if _, err := st.Load(ctx, "a"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("trace a should be gone, got %v", err)
 	}
 }
@@ -139,30 +140,30 @@ func TestFewerStepsAreRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			st := open(t)
 			ingestFile(t, st, "/full", "h1", withSteps("a", 3))
-			var replaced []FewerSteps
+			var replaced []ingest.FewerSteps
 			if tt.replace {
-				st.ReplaceFewerSteps(func(f FewerSteps) { replaced = append(replaced, f) })
+				st.ReplaceFewerSteps(func(f ingest.FewerSteps) { replaced = append(replaced, f) })
 			}
 			info := ingest.FileInfo{Path: tt.file, Hash: "h2", Format: "codex"}
 			took, err := ingest.StoreFile(ctx, st, info, withSteps("a", tt.steps), withSteps("b", 2))
 			if !took {
 				t.Fatal("the second file was skipped as unchanged")
 			}
-			var fewer *FewerSteps
+			var fewer *ingest.FewerSteps
 			switch {
 			case tt.refused == "" && err != nil:
 				t.Fatalf("not stored: %v", err)
 			case tt.refused != "" && (!errors.Is(err, ingest.ErrRefused) || !errors.As(err, &fewer)):
 				t.Fatalf("err = %v, want a refusal", err)
 			case fewer != nil && (fewer.Error() != tt.refused ||
-				*fewer != FewerSteps{ID: "a", Stored: 3, StoredFrom: "/full", Incoming: tt.steps, File: tt.file}):
+				*fewer != ingest.FewerSteps{ID: "a", Stored: 3, StoredFrom: "/full", Incoming: tt.steps, File: tt.file}):
 				t.Errorf("refusal %+v: %q", *fewer, fewer.Error())
 			}
 			a, err := st.Load(ctx, "a")
 			if err != nil || len(a.Steps) != tt.wantSteps {
 				t.Fatalf("trace a: %v, %d steps, want %d", err, len(a.Steps), tt.wantSteps)
 			}
-			if list, _ := st.List(ctx, Filter{Paths: []string{tt.wantFrom}}); len(list) == 0 || list[0].ID != "a" {
+			if list, _ := st.List(ctx, store.Filter{Paths: []string{tt.wantFrom}}); len(list) == 0 || list[0].ID != "a" {
 				t.Errorf("trace a is not stored from %s: %+v", tt.wantFrom, list)
 			}
 			if _, err := st.Load(ctx, "b"); err != nil {
@@ -251,20 +252,20 @@ func TestListFilters(t *testing.T) {
 	ingestFile(t, st, "/e/three.jsonl", "3", sample("c", "m1", nil))
 	tests := []struct {
 		name string
-		f    Filter
+		f    store.Filter
 		want string
 	}{
-		{"all", Filter{}, "a,c,b"},
-		{"model", Filter{Model: "m1"}, "a,c"},
-		{"success", Filter{Outcome: "success"}, "a"},
-		{"failure", Filter{Outcome: "failure"}, "b"},
-		{"unknown", Filter{Outcome: "unknown"}, "c"},
-		{"directory", Filter{Paths: []string{"/d"}}, "a,b"},
-		{"directory with slash", Filter{Paths: []string{"/d/"}}, "a,b"},
-		{"file", Filter{Paths: []string{"/e/three.jsonl"}}, "c"},
-		{"selection by id or file", Filter{Select: &Selection{IDs: []string{"b"}, Files: []string{"/e/three.jsonl"}}}, "c,b"},
-		{"empty selection", Filter{Select: &Selection{}}, ""},
-		{"limit", Filter{Limit: 1}, "a"},
+		{"all", store.Filter{}, "a,c,b"},
+		{"model", store.Filter{Model: "m1"}, "a,c"},
+		{"success", store.Filter{Outcome: "success"}, "a"},
+		{"failure", store.Filter{Outcome: "failure"}, "b"},
+		{"unknown", store.Filter{Outcome: "unknown"}, "c"},
+		{"directory", store.Filter{Paths: []string{"/d"}}, "a,b"},
+		{"directory with slash", store.Filter{Paths: []string{"/d/"}}, "a,b"},
+		{"file", store.Filter{Paths: []string{"/e/three.jsonl"}}, "c"},
+		{"selection by id or file", store.Filter{Select: &store.Selection{IDs: []string{"b"}, Files: []string{"/e/three.jsonl"}}}, "c,b"},
+		{"empty selection", store.Filter{Select: &store.Selection{}}, ""},
+		{"limit", store.Filter{Limit: 1}, "a"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -293,10 +294,10 @@ func TestResolvePrefix(t *testing.T) {
 	if _, err := st.Resolve(ctx, "abc"); err == nil {
 		t.Error("ambiguous prefix resolved")
 	}
-	if _, err := st.Resolve(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := st.Resolve(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("missing trace: %v", err)
 	}
-	if _, err := st.Resolve(ctx, "%"); !errors.Is(err, ErrNotFound) {
+	if _, err := st.Resolve(ctx, "%"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("wildcard matched: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -29,7 +30,7 @@ func TestSearchQuery(t *testing.T) {
 		}
 	}
 	for _, empty := range []string{"", "  ", `"" -- **`} {
-		if _, err := SearchQuery(empty); !errors.Is(err, ErrEmptySearch) {
+		if _, err := SearchQuery(empty); !errors.Is(err, store.ErrEmptySearch) {
 			t.Errorf("SearchQuery(%q): %v", empty, err)
 		}
 	}
@@ -70,7 +71,7 @@ func TestSearchFollowsReplacement(t *testing.T) {
 	ingestFile(t, st, "/c", "1", mk("c", "nothing"))
 	found := func(search string) string {
 		t.Helper()
-		got, err := st.IDs(ctx, TraceQuery{Search: search})
+		got, err := st.IDs(ctx, store.TraceQuery{Search: search})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +84,7 @@ func TestSearchFollowsReplacement(t *testing.T) {
 		t.Errorf("arguments: %s", got)
 	}
 	hits, err := st.SearchHits(ctx, "kubectl", []string{"a", "c", "nope"})
-	if err != nil || !reflect.DeepEqual(hits, map[string]SearchHit{"a": {Steps: []int{1}, Count: 1}, "c": {Steps: []int{1}, Count: 1}}) {
+	if err != nil || !reflect.DeepEqual(hits, map[string]store.SearchHit{"a": {Steps: []int{1}, Count: 1}, "c": {Steps: []int{1}, Count: 1}}) {
 		t.Errorf("hits %v, %v", hits, err)
 	}
 	// The file changes: its traces are replaced, and so is what the index holds.

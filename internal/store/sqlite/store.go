@@ -1,0 +1,411 @@
+// Package store keeps traces, their steps, findings and outcomes in an
+// embedded SQLite database (pure Go, no cgo). Re-ingesting a file whose
+// content is unchanged is a no-op; a changed file replaces its traces, but
+// a trace is not replaced by a version of fewer steps unless the caller
+// allows it (see FewerSteps).
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/trace"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store is an open database.
+type Store struct {
+	db *sql.DB
+	// commits counts the write transactions this Store has committed (see
+	// Revision).
+	commits atomic.Int64
+	// detectedWith is recorded on every trace written through File, set when
+	// the caller runs detectors on traces before they are stored.
+	detectedWith string
+	// replaced, when set, lets a trace written through File replace a stored
+	// one of more steps, and is told of each (see ReplaceFewerSteps).
+	replaced func(ingest.FewerSteps)
+}
+
+// RecordDetectors tells the store that traces it receives through File carry
+// the findings of this detector set (see detect.Version).
+func (s *Store) RecordDetectors(version string) { s.detectedWith = version }
+
+// ReplaceFewerSteps lets traces received through File replace stored traces
+// of more steps, which are otherwise refused with a *ingest.FewerSteps error;
+// replaced is told of each such replacement.
+func (s *Store) ReplaceFewerSteps(replaced func(ingest.FewerSteps)) { s.replaced = replaced }
+
+// Open opens (creating if needed) the database at path and brings its schema
+// up to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", dir, err)
+		}
+	}
+	// Transactions begin IMMEDIATE, taking the write lock at once: every one
+	// of them writes, and a read inside one (such as the stored step count a
+	// new trace is checked against) then holds until it commits, whatever
+	// another process writes meanwhile.
+	dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	// One writer at a time is how SQLite works; a single connection also keeps
+	// the pragmas above in force for every statement.
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// commit commits a write transaction and counts it.
+func (s *Store) commit(tx *sql.Tx) error {
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.commits.Add(1)
+	return nil
+}
+
+// Revision names the database's content: it changes once a write through
+// this Store commits, or another process commits one (SQLite's
+// data_version, which the one connection of this Store sees change only for
+// others' commits). A page computed from the database can be kept under it.
+func (s *Store) Revision(ctx context.Context) (string, error) {
+	var others int64
+	if err := s.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&others); err != nil {
+		return "", fmt.Errorf("reading the data version: %w", err)
+	}
+	return fmt.Sprintf("%d.%d", s.commits.Load(), others), nil
+}
+
+// File implements ingest.Sink. It returns nil when the file's content is
+// already stored under the same path; otherwise it opens a transaction in
+// which the file's traces replace those it held before. A trace with fewer
+// steps than the one stored under its id is refused (see FewerSteps) unless
+// ReplaceFewerSteps allows it; a file with a refused trace is not recorded
+// as ingested, so that it is read, and refused, again.
+func (s *Store) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, error) {
+	var hash string
+	err := s.db.QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, f.Path).Scan(&hash)
+	switch {
+	case err == nil && hash == f.Hash:
+		return nil, nil
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("looking up file: %w", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("starting a transaction: %w", err)
+	}
+	// The file's previous traces are removed at Close, those it no longer
+	// holds: one it still holds is first compared with its new version, and
+	// stays if that version is refused.
+	previous, err := fileTraces(ctx, tx, f.Path)
+	if err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	w.detectedWith = s.detectedWith
+	return &fileSink{store: s, tx: tx, w: w, info: f, previous: previous}, nil
+}
+
+// fileTraces returns the ids of the traces stored from a file.
+func fileTraces(ctx context.Context, tx *sql.Tx, file string) (map[string]bool, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM traces WHERE file = ?`, file)
+	if err != nil {
+		return nil, fmt.Errorf("listing previous traces: %w", err)
+	}
+	defer rows.Close()
+	ids := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("listing previous traces: %w", err)
+		}
+		ids[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing previous traces: %w", err)
+	}
+	return ids, nil
+}
+
+type fileSink struct {
+	store  *Store
+	tx     *sql.Tx
+	w      *writer
+	info   ingest.FileInfo
+	traces int
+	// previous holds the ids of the traces the file held before that it has
+	// not yet emitted again.
+	previous map[string]bool
+}
+
+func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
+	delete(fs.previous, t.ID)
+	fewer, err := fs.w.fewerSteps(ctx, fs.info.Path, t)
+	if err != nil {
+		return err
+	}
+	if fewer != nil {
+		if fs.store.replaced == nil {
+			return fewer
+		}
+		fs.store.replaced(*fewer)
+	}
+	fs.traces++
+	return fs.w.putTrace(ctx, fs.info.Path, t)
+}
+
+func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
+	defer fs.w.close()
+	if ctx.Err() != nil {
+		// Interrupted: keep the database as it was before this file.
+		return fs.tx.Rollback()
+	}
+	for id := range fs.previous {
+		if _, err := fs.w.delTrace.ExecContext(ctx, id); err != nil {
+			fs.tx.Rollback()
+			return fmt.Errorf("removing trace %s, no longer in the file: %w", id, err)
+		}
+	}
+	hash := fs.info.Hash
+	if r.Err != nil || r.Errors > 0 {
+		hash = "" // never matches, so the file is read (and its problems reported) again
+	}
+	_, err := fs.tx.ExecContext(ctx, `INSERT INTO files (path, hash, format, size, traces, ingested_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, format = excluded.format, size = excluded.size, traces = excluded.traces, ingested_at = excluded.ingested_at`,
+		fs.info.Path, hash, fs.info.Format, fs.info.Size, fs.traces, time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		fs.tx.Rollback()
+		return fmt.Errorf("recording file: %w", err)
+	}
+	return fs.store.commit(fs.tx)
+}
+
+// writer holds the prepared statements of one transaction.
+type writer struct {
+	detectedWith string
+
+	stepCount, delTrace, insTrace, insStep, insFinding, insOutcome *sql.Stmt
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{}
+	var err error
+	prep := func(dst **sql.Stmt, q string) {
+		if err == nil {
+			*dst, err = tx.PrepareContext(ctx, q)
+		}
+	}
+	prep(&w.stepCount, `SELECT step_count, file FROM traces WHERE id = ?`)
+	prep(&w.delTrace, `DELETE FROM traces WHERE id = ?`)
+	prep(&w.insTrace, `INSERT INTO traces (id, file, format, source, system, model, task, scenario, trial, started, ended, step_count, usage, meta, diagnosis_source, diagnosis, detected_with)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insStep, `INSERT INTO steps (trace_id, idx, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type, span_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insFinding, `INSERT INTO findings (trace_id, source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.insOutcome, `INSERT INTO outcomes (trace_id, source, metric, score, success, detail) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (trace_id, source) DO UPDATE SET metric = excluded.metric, score = excluded.score, success = excluded.success, detail = excluded.detail`)
+	if err != nil {
+		w.close()
+		return nil, fmt.Errorf("preparing statements: %w", err)
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, st := range []*sql.Stmt{w.stepCount, w.delTrace, w.insTrace, w.insStep, w.insFinding, w.insOutcome} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// fewerSteps says how t, arriving from file, falls short of the trace stored
+// under its id: nil when none is stored or t has as many steps or more. It
+// reads the stored step count, not the steps.
+func (w *writer) fewerSteps(ctx context.Context, file string, t *trace.Trace) (*ingest.FewerSteps, error) {
+	var stored int
+	var from string
+	err := w.stepCount.QueryRowContext(ctx, t.ID).Scan(&stored, &from)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("trace %s: reading its stored step count: %w", t.ID, err)
+	case len(t.Steps) >= stored:
+		return nil, nil
+	}
+	return &ingest.FewerSteps{ID: t.ID, Stored: stored, StoredFrom: from, Incoming: len(t.Steps), File: file}, nil
+}
+
+// putTrace stores a trace with its steps, bundled findings and outcomes,
+// replacing any earlier trace with the same id.
+func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace) error {
+	if _, err := w.delTrace.ExecContext(ctx, t.ID); err != nil {
+		return fmt.Errorf("trace %s: %w", t.ID, err)
+	}
+	diagSource, diagBody := "", sql.NullString{}
+	if t.Diagnosis != nil {
+		diagSource, diagBody = t.Diagnosis.Source, sql.NullString{String: t.Diagnosis.Body, Valid: true}
+	}
+	_, err := w.insTrace.ExecContext(ctx, t.ID, file, t.Format, t.Source, t.System, t.Model, t.Task, t.Scenario, t.Trial,
+		timeText(t.Started), timeText(t.Ended), len(t.Steps), jsonText(t.Usage), jsonText(t.Meta), diagSource, diagBody, w.detectedWith)
+	if err != nil {
+		return fmt.Errorf("trace %s: %w", t.ID, err)
+	}
+	for i := range t.Steps {
+		st := &t.Steps[i]
+		_, err := w.insStep.ExecContext(ctx, t.ID, st.Index, string(st.Kind), st.Role, st.Agent, st.Text, st.Tool, st.Args, st.CallID,
+			nullInt(st.Pair), nullInt(st.ExitCode), st.IsError, timeText(st.Time), st.Tokens, st.Type, st.SpanID)
+		if err != nil {
+			return fmt.Errorf("trace %s step %d: %w", t.ID, i, err)
+		}
+	}
+	if err := w.putFindings(ctx, t.ID, t.Findings); err != nil {
+		return err
+	}
+	for _, o := range t.Outcomes {
+		if err := w.putOutcome(ctx, t.ID, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) putFindings(ctx context.Context, traceID string, findings []trace.Finding) error {
+	for _, f := range findings {
+		steps := f.Steps
+		if steps == nil {
+			steps = []int{}
+		}
+		_, err := w.insFinding.ExecContext(ctx, traceID, f.Source, f.Mode, string(f.Verdict), f.Detector, jsonText(steps), f.Quote,
+			f.Confidence, f.Explanation, f.Taxonomy, f.RawLabel)
+		if err != nil {
+			return fmt.Errorf("trace %s finding %s: %w", traceID, f.Mode, err)
+		}
+	}
+	return nil
+}
+
+func (w *writer) putOutcome(ctx context.Context, traceID string, o trace.Outcome) error {
+	var success sql.NullBool
+	if o.Success != nil {
+		success = sql.NullBool{Bool: *o.Success, Valid: true}
+	}
+	var score sql.NullFloat64
+	if o.Score != nil {
+		score = sql.NullFloat64{Float64: *o.Score, Valid: true}
+	}
+	if _, err := w.insOutcome.ExecContext(ctx, traceID, o.Source, o.Metric, score, success, o.Detail); err != nil {
+		return fmt.Errorf("trace %s outcome %s: %w", traceID, o.Source, err)
+	}
+	return nil
+}
+
+// ReplaceFindings swaps every finding of one source on a trace for the given
+// ones, and records which detector set produced them when detectedWith is set.
+func (s *Store) ReplaceFindings(ctx context.Context, traceID, source string, findings []trace.Finding, detectedWith string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE trace_id = ? AND source = ?`, traceID, source); err != nil {
+		return fmt.Errorf("trace %s: %w", traceID, err)
+	}
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := w.putFindings(ctx, traceID, findings); err != nil {
+		return err
+	}
+	if detectedWith != "" {
+		if _, err := tx.ExecContext(ctx, `UPDATE traces SET detected_with = ? WHERE id = ?`, detectedWith, traceID); err != nil {
+			return fmt.Errorf("trace %s: %w", traceID, err)
+		}
+	}
+	return s.commit(tx)
+}
+
+// PutOutcome stores (or replaces) one source's outcome for a trace.
+func (s *Store) PutOutcome(ctx context.Context, traceID string, o trace.Outcome) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := w.putOutcome(ctx, traceID, o); err != nil {
+		return err
+	}
+	return s.commit(tx)
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func parseTimeText(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return "{}"
+	}
+	return string(b)
+}
+
+func nullInt(p *int) sql.NullInt64 {
+	if p == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: int64(*p), Valid: true}
+}
+
+// likeEscape escapes LIKE wildcards so a user's text matches literally.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
