@@ -147,6 +147,11 @@ type Trace struct {
 	// Meta holds format-specific facts worth keeping (cli version, benchmark
 	// round, the harness's retry count).
 	Meta map[string]string `json:"meta,omitempty"`
+	// DetectedWith names the detector set whose findings the trace carries
+	// (detect.Version), set where the detectors ran on it; "" when they did
+	// not. It travels with the findings so that a store records which set
+	// produced them, and findings of an older set are known to be stale.
+	DetectedWith string `json:"-"`
 }
 
 // Diagnosis is an answer file attached to a trace.

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"github.com/faultline/faultline/detect"
@@ -98,8 +99,7 @@ func storeAll(path string) (int, error) {
 		return 0, err
 	}
 	defer st.Close()
-	st.RecordDetectors(detect.Version(detect.All))
-	sum, err := ingest.Paths(ctx, []string{path}, detect.Sink(st, detect.All, func(error) {}), ingest.Options{})
+	sum, err := ingest.Paths(ctx, []string{path}, pipeline.Detecting(st, detect.All, func(error) {}), ingest.Options{})
 	return sum.Traces, err
 }
 

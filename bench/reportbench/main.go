@@ -82,7 +82,6 @@ func generate(path string, n int) (findings int, err error) {
 		return 0, err
 	}
 	defer st.Close()
-	st.RecordDetectors("bench")
 	fs, err := st.File(ctx, ingest.FileInfo{Path: "/bench/cohort.jsonl", Hash: "bench", Format: "codex"})
 	if err != nil {
 		return 0, err
@@ -95,7 +94,7 @@ func generate(path string, n int) (findings int, err error) {
 		if success {
 			score = 1
 		}
-		tr := &trace.Trace{ID: fmt.Sprintf("bench-%07d", i), Format: "codex", Model: m.name, Scenario: fmt.Sprint(1 + i%35), Trial: fmt.Sprint(1 + i/105%3)}
+		tr := &trace.Trace{ID: fmt.Sprintf("bench-%07d", i), Format: "codex", Model: m.name, Scenario: fmt.Sprint(1 + i%35), Trial: fmt.Sprint(1 + i/105%3), DetectedWith: "bench"}
 		tr.Append(trace.Step{Kind: trace.KindMessage, Role: "user", Text: "Diagnose the incident."})
 		tr.Outcomes = []trace.Outcome{{Source: "itbench", Metric: "root_cause_recall", Score: &score, Success: &success}}
 		for k, mode := range taxonomy.MAST.Modes {

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/faultline/faultline/internal/pipeline"
+
 	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/score"
@@ -17,9 +18,9 @@ import (
 
 // analyzeJSON is the JSON form of `analyze`.
 type analyzeJSON struct {
-	Ingest *ingestResult        `json:"ingest,omitempty"`
-	Scores *analyze.ScoreResult `json:"scores,omitempty"`
-	Report *analyze.Report      `json:"report"`
+	Ingest *ingestResult         `json:"ingest,omitempty"`
+	Scores *pipeline.ScoreResult `json:"scores,omitempty"`
+	Report *analyze.Report       `json:"report"`
 }
 
 func (a *app) analyzeCommand() *cobra.Command {
@@ -86,7 +87,7 @@ was nothing to do), report as faultline report --format json prints it.`,
 type cohortInput struct {
 	ids    []string // the traces to report on; nil for the whole database
 	ingest *ingestResult
-	scores *analyze.ScoreResult
+	scores *pipeline.ScoreResult
 }
 
 // prepareCohort ingests the paths, if any, runs the current detectors where
@@ -128,10 +129,7 @@ func (a *app) prepareCohort(cmd *cobra.Command, st *sqlite.Store, paths []string
 		return nil, err
 	}
 	if len(paths) > 0 {
-		in.ids = make([]string, len(traces))
-		for i, t := range traces {
-			in.ids[i] = t.ID
-		}
+		in.ids = summaryIDs(traces)
 	}
 	if err := a.redetect(cmd, st, traces); err != nil {
 		return nil, err
@@ -144,7 +142,7 @@ func (a *app) prepareCohort(cmd *cobra.Command, st *sqlite.Store, paths []string
 		fmt.Fprintf(a.stderr, "notice: %s\n", p)
 	}
 	req.Traces = traces
-	if in.scores, err = analyze.ScoreStored(ctx, st, *req); err != nil {
+	if in.scores, err = pipeline.ScoreStored(ctx, st, *req); err != nil {
 		return nil, err
 	}
 	if !quietOut && !a.quiet {
@@ -153,34 +151,9 @@ func (a *app) prepareCohort(cmd *cobra.Command, st *sqlite.Store, paths []string
 	return in, nil
 }
 
-// redetect runs the current detectors on stored traces whose detector
-// findings came from another detector set (or from none).
+// redetect renews the detector findings of traces stored by another
+// detector set (see pipeline.Redetect).
 func (a *app) redetect(cmd *cobra.Command, st *sqlite.Store, traces []store.Summary) error {
-	ctx := cmd.Context()
-	version := detect.Version(detect.All)
-	ids := make([]string, len(traces))
-	for i, t := range traces {
-		ids[i] = t.ID
-	}
-	with, err := st.DetectedWith(ctx, ids)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if with[id] == version {
-			continue
-		}
-		t, err := st.Load(ctx, id)
-		if err != nil {
-			return err
-		}
-		findings, errs := detect.Run(t, detect.All)
-		for _, err := range errs {
-			a.log.Error("detector finding rejected", "err", err)
-		}
-		if err := st.ReplaceFindings(ctx, id, detect.Source, findings, version); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := pipeline.Redetect(cmd.Context(), st, summaryIDs(traces), func(err error) { a.log.Error("detector finding rejected", "err", err) })
+	return err
 }

@@ -8,13 +8,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/faultline/faultline/internal/eval"
+
 	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
@@ -22,13 +23,13 @@ import (
 
 // evalJSON is the JSON form of `eval`.
 type evalJSON struct {
-	Ingest      *ingestResult        `json:"ingest,omitempty"`
-	Issues      []ingestIssue        `json:"issues"`
-	Agreement   *analyze.Agreement   `json:"agreement"`
-	Attribution *analyze.Attribution `json:"attribution,omitempty"`
+	Ingest      *ingestResult     `json:"ingest,omitempty"`
+	Issues      []ingestIssue     `json:"issues"`
+	Agreement   *eval.Agreement   `json:"agreement"`
+	Attribution *eval.Attribution `json:"attribution,omitempty"`
 	// Detectors holds each detector against the labels of its mode, when
 	// the source evaluated is the detectors.
-	Detectors []analyze.DetectorRow `json:"detectors,omitempty"`
+	Detectors []eval.DetectorRow `json:"detectors,omitempty"`
 }
 
 func (a *app) evalCommand() *cobra.Command {
@@ -38,7 +39,7 @@ func (a *app) evalCommand() *cobra.Command {
 		ingestPaths             []string
 		inf                     ingestFlags
 		source                  = detect.Source
-		opt                     = analyze.AgreementOptions{Replicates: 2000, Seed: 1, Within: 1}
+		opt                     = eval.AgreementOptions{Replicates: 2000, Seed: 1, Within: 1}
 	)
 	cmd := &cobra.Command{
 		Use:   "eval --labels FILE|SOURCE [--source SOURCE]",
@@ -141,17 +142,17 @@ near_hit}.`,
 			if err != nil {
 				return err
 			}
-			src, err := analyze.StoredLabels(ctx, st, source, summaryIDs(traces))
+			src, err := eval.StoredLabels(ctx, st, source, summaryIDs(traces))
 			if err != nil {
 				return err
 			}
-			out.Agreement = analyze.Agree(src, ref, opt)
-			out.Attribution, err = analyze.Attribute(ctx, st, source, summaryIDs(traces), opt)
+			out.Agreement = eval.Agree(src, ref, opt)
+			out.Attribution, err = eval.Attribute(ctx, st, source, summaryIDs(traces), opt)
 			if err != nil {
 				return err
 			}
 			if source == detect.Source {
-				if out.Detectors, err = analyze.AgreeDetectors(ctx, st, ref); err != nil {
+				if out.Detectors, err = eval.AgreeDetectors(ctx, st, ref); err != nil {
 					return err
 				}
 			}
@@ -230,7 +231,7 @@ func (a *app) referenceLabels(cmd *cobra.Command, st *sqlite.Store, arg, pick, s
 				return nil, nil, err
 			}
 		}
-		ref, err := analyze.StoredLabels(ctx, st, arg, summaryIDs(traces))
+		ref, err := eval.StoredLabels(ctx, st, arg, summaryIDs(traces))
 		if err != nil {
 			return nil, nil, fmt.Errorf("--labels %s is no file, and %w", arg, err)
 		}
@@ -288,11 +289,11 @@ func summaryIDs(traces []store.Summary) []string {
 // writeAgreement prints the comparison as text: what was compared, one
 // table of the statistics per mode, and one of locations when labels cite
 // steps.
-func writeAgreement(w io.Writer, ag *analyze.Agreement, detectors []analyze.DetectorRow) error {
+func writeAgreement(w io.Writer, ag *eval.Agreement, detectors []eval.DetectorRow) error {
 	var b strings.Builder
 	for _, side := range []struct {
 		role string
-		s    analyze.Side
+		s    eval.Side
 	}{{"source", ag.Source}, {"labels", ag.Labels}} {
 		fmt.Fprintf(&b, "%s  %s: %d traces, %d decisions", side.role, side.s.Name, side.s.Traces, side.s.Decided)
 		if side.s.Implied > 0 {
@@ -360,7 +361,7 @@ func writeAgreement(w io.Writer, ag *analyze.Agreement, detectors []analyze.Dete
 // writeAgreementMarkdown prints the per-mode, per-system-code and
 // per-detector tables as Markdown, point estimates only: the form the
 // README's accuracy table is regenerated from.
-func writeAgreementMarkdown(w io.Writer, ag *analyze.Agreement, detectors []analyze.DetectorRow) error {
+func writeAgreementMarkdown(w io.Writer, ag *eval.Agreement, detectors []eval.DetectorRow) error {
 	modes, _ := modeTable(ag, false)
 	if err := modes.WriteMarkdown(w); err != nil {
 		return err
@@ -385,12 +386,12 @@ func writeAgreementMarkdown(w io.Writer, ag *analyze.Agreement, detectors []anal
 // modeTable lays out the per-mode rows (merged and micro included) and the
 // macro row; undefined reports whether a statistic was undefined. Without
 // intervals, only point estimates are shown.
-func modeTable(ag *analyze.Agreement, intervals bool) (report.Table, bool) {
+func modeTable(ag *eval.Agreement, intervals bool) (report.Table, bool) {
 	t := report.Table{Header: []string{"mode", "n", "TP", "FP", "FN", "TN", "left out", "precision", "recall", "F1", "kappa"}, NumericRight: true}
 	undefined := false
-	row := func(label string, counts []string, m analyze.Metrics) {
+	row := func(label string, counts []string, m eval.Metrics) {
 		cells := append([]string{label}, counts...)
-		for _, x := range []analyze.Metric{m.Precision, m.Recall, m.F1, m.Kappa} {
+		for _, x := range []eval.Metric{m.Precision, m.Recall, m.F1, m.Kappa} {
 			if !intervals {
 				x.Lo, x.Hi = nil, nil
 			}
@@ -408,12 +409,12 @@ func modeTable(ag *analyze.Agreement, intervals bool) (report.Table, bool) {
 	return t, undefined
 }
 
-func countCells(r *analyze.Row) []string {
+func countCells(r *eval.Row) []string {
 	return []string{fmt.Sprint(r.Pairs), fmt.Sprint(r.TP), fmt.Sprint(r.FP), fmt.Sprint(r.FN), fmt.Sprint(r.TN), fmt.Sprint(r.Excluded)}
 }
 
 // systemTable lays out the system codes' rows: counts, precision, recall.
-func systemTable(ag *analyze.Agreement) *report.Table {
+func systemTable(ag *eval.Agreement) *report.Table {
 	t := report.Table{Header: []string{"system code", "n", "TP", "FP", "FN", "TN", "left out", "precision", "recall"}, NumericRight: true}
 	for i := range ag.System {
 		r := &ag.System[i]
@@ -425,7 +426,7 @@ func systemTable(ag *analyze.Agreement) *report.Table {
 }
 
 // detectorTable lays out each detector against the labels of its mode.
-func detectorTable(rows []analyze.DetectorRow) *report.Table {
+func detectorTable(rows []eval.DetectorRow) *report.Table {
 	t := report.Table{Header: []string{"detector", "mode", "n", "TP", "FP", "FN", "precision", "recall", "at a labelled step"}, NumericRight: true}
 	for _, d := range rows {
 		at := "-"
@@ -433,18 +434,18 @@ func detectorTable(rows []analyze.DetectorRow) *report.Table {
 			at = shareCell(d.Exact, d.Located)
 		}
 		t.Rows = append(t.Rows, []string{d.Detector, d.Mode, fmt.Sprint(d.Pairs), fmt.Sprint(d.TP), fmt.Sprint(d.FP), fmt.Sprint(d.FN),
-			metricCell(analyze.Metric{Value: d.Precision}), metricCell(analyze.Metric{Value: d.Recall}), at})
+			metricCell(eval.Metric{Value: d.Precision}), metricCell(eval.Metric{Value: d.Recall}), at})
 	}
 	return &t
 }
 
 type labelledRow struct {
 	label string
-	row   *analyze.Row
+	row   *eval.Row
 }
 
 // rowsOf lists the rows with counts in print order: modes, merged, micro.
-func rowsOf(ag *analyze.Agreement) []labelledRow {
+func rowsOf(ag *eval.Agreement) []labelledRow {
 	var out []labelledRow
 	for i := range ag.Modes {
 		r := &ag.Modes[i]
@@ -462,7 +463,7 @@ func rowsOf(ag *analyze.Agreement) []labelledRow {
 // writeAttribution prints how well the source locates the decisive errors,
 // beside the best results published on Who&When; after the agreement
 // tables when there are some.
-func writeAttribution(w io.Writer, at *analyze.Attribution, after bool) error {
+func writeAttribution(w io.Writer, at *eval.Attribution, after bool) error {
 	var b strings.Builder
 	if after {
 		b.WriteString("\n")
@@ -475,19 +476,19 @@ func writeAttribution(w io.Writer, at *analyze.Attribution, after bool) error {
 	t := report.Table{Header: []string{"attribution", "correct", "accuracy"}, NumericRight: true}
 	for _, r := range []struct {
 		label string
-		s     analyze.Share
+		s     eval.Share
 	}{{"agent", at.Agent}, {"step", at.Step}, {fmt.Sprintf("step within ±%d", at.Within), at.Near}} {
 		t.Rows = append(t.Rows, []string{r.label, shareCell(r.s.Correct, at.Traces), metricCell(r.s.Metric)})
 	}
 	if err := t.Write(w); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "Best published on Who&When: %.1f%% agent-level, %.1f%% step-level accuracy.\n", 100*analyze.WhoWhenBestAgent, 100*analyze.WhoWhenBestStep)
+	_, err := fmt.Fprintf(w, "Best published on Who&When: %.1f%% agent-level, %.1f%% step-level accuracy.\n", 100*eval.WhoWhenBestAgent, 100*eval.WhoWhenBestStep)
 	return err
 }
 
 // metricCell shows a value with its interval, or says it is undefined.
-func metricCell(m analyze.Metric) string {
+func metricCell(m eval.Metric) string {
 	switch {
 	case m.Value == nil:
 		return "undefined"

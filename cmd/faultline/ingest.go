@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"github.com/spf13/cobra"
@@ -112,8 +113,7 @@ func (a *app) ingest(ctx context.Context, st *sqlite.Store, paths []string, flag
 	}
 	var sink ingest.Sink = &recordingSink{next: st, ids: &res.TraceIDs}
 	if detectOn {
-		st.RecordDetectors(detect.Version(detect.All))
-		sink = detect.Sink(sink, detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
+		sink = pipeline.Detecting(sink, detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
 	}
 	report := func(i ingest.Issue) {
 		res.Issues = append(res.Issues, ingestIssue{Severity: i.Severity.String(), Path: i.Path, Line: i.Line, Message: i.Message})

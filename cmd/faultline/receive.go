@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/internal/receive"
 	"github.com/faultline/faultline/trace"
 )
@@ -50,8 +51,7 @@ The default address is loopback only: the receiver has no authentication.`,
 			defer st.Close()
 			var sink ingest.Sink = st
 			if !noDetect {
-				st.RecordDetectors(detect.Version(detect.All))
-				sink = detect.Sink(st, detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
+				sink = pipeline.Detecting(st, detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline/faultline/internal/pipeline"
+
 	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/store"
@@ -35,7 +36,7 @@ func (f *scoreFlags) register(cmd *cobra.Command) {
 }
 
 // request loads the ground truth and builds a scoring request.
-func (f *scoreFlags) request(extraFiles []string) (*analyze.ScoreRequest, []string, error) {
+func (f *scoreFlags) request(extraFiles []string) (*pipeline.ScoreRequest, []string, error) {
 	if err := score.CheckMetric(score.Metric(f.metric)); err != nil {
 		return nil, nil, err
 	}
@@ -59,7 +60,7 @@ func (f *scoreFlags) request(extraFiles []string) (*analyze.ScoreRequest, []stri
 	if len(set) == 0 {
 		return nil, nil, fmt.Errorf("ground truth: %s: no incident found", strings.Join(files, ", "))
 	}
-	return &analyze.ScoreRequest{
+	return &pipeline.ScoreRequest{
 		GroundTruth: set, Files: files, Scenario: f.scenario, Metric: score.Metric(f.metric), Threshold: f.threshold, DryRun: f.dryRun,
 		Options: score.Options{Matcher: score.Matcher{StrictKind: f.strictKind}, Namespace: f.namespace},
 	}, problems, nil
@@ -67,7 +68,7 @@ func (f *scoreFlags) request(extraFiles []string) (*analyze.ScoreRequest, []stri
 
 // scoreJSON is the JSON form of `score`.
 type scoreJSON struct {
-	*analyze.ScoreResult
+	*pipeline.ScoreResult
 	Labels *labelsResult `json:"labels,omitempty"`
 }
 
@@ -149,7 +150,7 @@ other_ground_truth, labels}.`,
 				return err
 			}
 			defer st.Close()
-			out := scoreJSON{ScoreResult: &analyze.ScoreResult{}}
+			out := scoreJSON{ScoreResult: &pipeline.ScoreResult{}}
 			if labels != "" {
 				if out.Labels, err = a.storeOutcomeLabels(cmd, st, labels, sf.threshold); err != nil {
 					return err
@@ -159,7 +160,7 @@ other_ground_truth, labels}.`,
 				if req.Traces, err = st.List(ctx, filter); err != nil {
 					return err
 				}
-				if out.ScoreResult, err = analyze.ScoreStored(ctx, st, *req); err != nil {
+				if out.ScoreResult, err = pipeline.ScoreStored(ctx, st, *req); err != nil {
 					return err
 				}
 			}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/pipeline"
+
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/shared"
@@ -71,7 +73,7 @@ func TestScoreRealRollouts(t *testing.T) {
 	// examples to their own, and they keep their outcomes: sim-alpha still
 	// 4 of 4.
 	out, _, _ = c.run("", "score", "--json", "--ground-truth", gt)
-	var scored analyze.ScoreResult
+	var scored pipeline.ScoreResult
 	if err := json.Unmarshal([]byte(out), &scored); err != nil || len(scored.Elsewhere) != 12 || scored.Changes.Changed != 0 {
 		t.Errorf("score over everything: %d left to their own ground truth, %d changed (%v)", len(scored.Elsewhere), scored.Changes.Changed, err)
 	}

@@ -108,7 +108,7 @@ func (c *cohort) cascades(idx []int32, tests *family) Cascades {
 	}
 	sort.SliceStable(cs.Transitions, func(a, b int) bool { return cs.Transitions[a].Count > cs.Transitions[b].Count })
 	if a, ok := stats.OneWayANOVA(samples); ok {
-		cs.OnsetTest = &OnsetTest{F: significant4(a.F), DF1: a.DF1, DF2: a.DF2, EtaSquared: *round4(a.EtaSquared), Test: tests.add(a.P)}
+		cs.OnsetTest = &OnsetTest{F: significant4(a.F), DF1: a.DF1, DF2: a.DF2, EtaSquared: *stats.Round4(a.EtaSquared), Test: tests.add(a.P)}
 	}
 	return cs
 }

@@ -149,7 +149,7 @@ func (p Proportion) MarshalJSON() ([]byte, error) {
 	if !ok {
 		return fmt.Appendf(nil, `{"k":%d,"n":%d,"share":null,"lo":null,"hi":null}`, p.K, p.N), nil
 	}
-	return fmt.Appendf(nil, `{"k":%d,"n":%d,"share":%v,"lo":%v,"hi":%v}`, p.K, p.N, *round4(share), *round4(iv.Lo), *round4(iv.Hi)), nil
+	return fmt.Appendf(nil, `{"k":%d,"n":%d,"share":%v,"lo":%v,"hi":%v}`, p.K, p.N, *stats.Round4(share), *stats.Round4(iv.Lo), *stats.Round4(iv.Hi)), nil
 }
 
 // Mean is a sample mean with its Student t 95% interval, cut to the range
@@ -167,10 +167,10 @@ type Mean struct {
 func newMean(r stats.Running, floor, ceil float64) Mean {
 	m := Mean{N: r.N()}
 	if v, ok := r.Mean(); ok {
-		m.Value = round4(v)
+		m.Value = stats.Round4(v)
 	}
-	if iv, ok := r.MeanInterval(Level); ok {
-		m.Lo, m.Hi = round4(max(floor, iv.Lo)), round4(min(ceil, iv.Hi))
+	if iv, ok := r.MeanInterval(stats.Level); ok {
+		m.Lo, m.Hi = stats.Round4(max(floor, iv.Lo)), stats.Round4(min(ceil, iv.Hi))
 	}
 	return m
 }

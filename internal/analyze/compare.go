@@ -56,7 +56,7 @@ func compare(a, b *Group, tests *family) *Comparison {
 	ma, okA := a.failedDensity.Mean()
 	mb, okB := b.failedDensity.Mean()
 	if okA && okB {
-		cmp.Density.Difference = round4(ma - mb)
+		cmp.Density.Difference = stats.Round4(ma - mb)
 	}
 	if t, ok := stats.WelchT(a.failedDensity, b.failedDensity); ok {
 		cmp.Density.T, cmp.Density.DF = ptr(significant4(t.T)), ptr(significant4(t.DF))
@@ -81,7 +81,7 @@ func contrast(a, b Proportion, tests *family) Contrast {
 	if !okA || !okB {
 		return ct
 	}
-	ct.Difference = round4(sa - sb)
+	ct.Difference = stats.Round4(sa - sb)
 	ct.OddsRatio = newOddsRatio(a.K, a.N-a.K, b.K, b.N-b.K)
 	ct.Test = tests.add(stats.FisherExact(a.K, a.N-a.K, b.K, b.N-b.K))
 	return ct

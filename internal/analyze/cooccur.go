@@ -51,12 +51,12 @@ func (c *cohort) pairs(idx []int32) []Pair {
 			p := Pair{
 				A: taxonomy.MAST.Modes[x].Code, B: taxonomy.MAST.Modes[y].Code,
 				Both: k, WithA: single[x], WithB: single[y],
-				Lift:    *round4(float64(k) * float64(n) / (float64(single[x]) * float64(single[y]))),
-				BGivenA: *round4(float64(k) / float64(single[x])),
-				AGivenB: *round4(float64(k) / float64(single[y])),
+				Lift:    *stats.Round4(float64(k) * float64(n) / (float64(single[x]) * float64(single[y]))),
+				BGivenA: *stats.Round4(float64(k) / float64(single[x])),
+				AGivenB: *stats.Round4(float64(k) / float64(single[y])),
 			}
 			if phi, ok := stats.Phi(k, single[x]-k, single[y]-k, n-single[x]-single[y]+k); ok {
-				p.Phi = round4(phi)
+				p.Phi = stats.Round4(phi)
 			}
 			out = append(out, p)
 		}

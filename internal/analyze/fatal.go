@@ -116,9 +116,9 @@ func (r Rule) test(g *Group, tests *family) {
 		if !okF || !okS {
 			continue
 		}
-		m.Difference = round4(fs - ss)
+		m.Difference = stats.Round4(fs - ss)
 		if ss > 0 {
-			m.Lift = round4(fs/ss - 1)
+			m.Lift = stats.Round4(fs/ss - 1)
 		}
 		m.NeverInSuccesses = m.Failed.K > 0 && m.Succeeded.K == 0
 		a, b := m.Failed.K, m.Failed.N-m.Failed.K

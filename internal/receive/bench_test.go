@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -141,8 +142,7 @@ func BenchmarkReceive(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer st.Close()
-		st.RecordDetectors(detect.Version(detect.All))
-		sink = detect.Sink(st, detect.All, func(error) {})
+		sink = pipeline.Detecting(st, detect.All, func(error) {})
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

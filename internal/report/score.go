@@ -5,7 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/pipeline"
+
 	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/internal/score"
 )
@@ -13,7 +14,7 @@ import (
 // WriteScores prints scored traces (with, when details is set, each
 // prediction and the group it matched), then the per-scenario and overall
 // aggregates, then any disagreement with the official scorer.
-func WriteScores(w io.Writer, res *analyze.ScoreResult, details bool) error {
+func WriteScores(w io.Writer, res *pipeline.ScoreResult, details bool) error {
 	traces := Table{Header: []string{"trace", "model", "scenario", "trial", "answer", "P", "R", "F1", "root found"}}
 	for _, ts := range res.Scores {
 		row := []string{ts.TraceID, orDash(ts.Model), orDash(ts.Scenario), orDash(ts.Trial), answerText(ts)}
@@ -79,7 +80,7 @@ var unscoredWhy = map[score.Status]string{
 // writeChanges says how the stored outcomes change (or, on a dry run,
 // would), listing each changed one, and which traces were left to the
 // ground truth beside them.
-func writeChanges(w io.Writer, res *analyze.ScoreResult) {
+func writeChanges(w io.Writer, res *pipeline.ScoreResult) {
 	c := res.Changes
 	verb := "outcomes"
 	if res.DryRun {

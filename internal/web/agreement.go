@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/internal/eval"
+
 	"github.com/faultline/faultline/detect"
-	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/internal/store"
 )
@@ -21,7 +22,7 @@ import (
 
 // agreementOptions are the page's statistics settings: fewer bootstrap
 // resamples than eval's 2000, since a page is waited for.
-var agreementOptions = analyze.AgreementOptions{Replicates: 1000, Seed: 1, Within: 1}
+var agreementOptions = eval.AgreementOptions{Replicates: 1000, Seed: 1, Within: 1}
 
 // maxConflicts caps the disagreements listed.
 const maxConflicts = 200
@@ -29,15 +30,15 @@ const maxConflicts = 200
 type agreementView struct {
 	Sources []string // sources and shared prefixes to choose from
 	A, B    string
-	Pair    *analyze.Agreement
+	Pair    *eval.Agreement
 	Rows    []agreementRow
 	// PairError says why the two could not be compared.
 	PairError string
-	Conflicts []analyze.Conflict
+	Conflicts []eval.Conflict
 	More      int // disagreements not listed
 
 	Raters     []string // selected for Fleiss' kappa
-	Multi      *analyze.Raters
+	Multi      *eval.Raters
 	MultiError string
 	Elapsed    time.Duration
 	// Built is how long the comparison took; Cached says it was kept from
@@ -50,7 +51,7 @@ type agreementView struct {
 
 type agreementRow struct {
 	Label string
-	Row   *analyze.Row
+	Row   *eval.Row
 }
 
 func (s *Server) agreement(w http.ResponseWriter, r *http.Request) {
@@ -97,17 +98,17 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 		if err != nil {
 			return agreementView{}, err
 		}
-		a, errA := analyze.StoredLabels(ctx, s.cfg.Store, v.A, ids)
-		b, errB := analyze.StoredLabels(ctx, s.cfg.Store, v.B, ids)
+		a, errA := eval.StoredLabels(ctx, s.cfg.Store, v.A, ids)
+		b, errB := eval.StoredLabels(ctx, s.cfg.Store, v.B, ids)
 		switch {
 		case errA != nil:
 			v.PairError = errA.Error()
 		case errB != nil:
 			v.PairError = errB.Error()
 		default:
-			v.Pair = analyze.Agree(a, b, agreementOptions)
+			v.Pair = eval.Agree(a, b, agreementOptions)
 			v.Rows = agreementRows(v.Pair)
-			v.Conflicts = analyze.Conflicts(a, b)
+			v.Conflicts = eval.Conflicts(a, b)
 			if len(v.Conflicts) > maxConflicts {
 				v.More = len(v.Conflicts) - maxConflicts
 				v.Conflicts = v.Conflicts[:maxConflicts]
@@ -124,7 +125,7 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 		}
 		var sets []*labels.Set
 		for _, src := range v.Raters {
-			set, err := analyze.StoredLabels(ctx, s.cfg.Store, src, ids)
+			set, err := eval.StoredLabels(ctx, s.cfg.Store, src, ids)
 			if err != nil {
 				v.MultiError = err.Error()
 				break
@@ -132,7 +133,7 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 			sets = append(sets, set)
 		}
 		if v.MultiError == "" {
-			v.Multi = analyze.AgreeRaters(sets, agreementOptions)
+			v.Multi = eval.AgreeRaters(sets, agreementOptions)
 			if v.Multi.Overall == nil {
 				v.MultiError = "no trace has a mode every one of them decided"
 			}
@@ -156,7 +157,7 @@ func (s *Server) comparable(ctx context.Context, sources []string) ([]string, er
 
 // agreementRows lists a comparison's rows as eval prints them: modes,
 // merged verification, all modes pooled.
-func agreementRows(ag *analyze.Agreement) []agreementRow {
+func agreementRows(ag *eval.Agreement) []agreementRow {
 	var out []agreementRow
 	for i := range ag.Modes {
 		out = append(out, agreementRow{ag.Modes[i].Mode + " " + ag.Modes[i].Name, &ag.Modes[i]})

@@ -85,7 +85,6 @@ var words = strings.Fields("pod deployment service checkout frontend cart ad pay
 // generate writes n traces like bench/reportbench's, each with 12 steps of
 // words to search, and a trace of 10,000 steps.
 func generate(ctx context.Context, st *sqlite.Store, n int) error {
-	st.RecordDetectors("bench")
 	fs, err := st.File(ctx, ingest.FileInfo{Path: "/bench/cohort.jsonl", Hash: "bench", Format: "codex"})
 	if err != nil {
 		return err
@@ -109,7 +108,7 @@ func generate(ctx context.Context, st *sqlite.Store, n int) error {
 		if success {
 			score = 1
 		}
-		tr := &trace.Trace{ID: fmt.Sprintf("bench-%07d", i), Format: "codex", Source: "x", System: "itbench-zero", Model: models[i%3],
+		tr := &trace.Trace{ID: fmt.Sprintf("bench-%07d", i), Format: "codex", Source: "x", System: "itbench-zero", DetectedWith: "bench", Model: models[i%3],
 			Scenario: fmt.Sprint(1 + i%35), Trial: fmt.Sprint(1 + i/105%3), Started: start.Add(time.Duration(r.IntN(1e6)) * time.Second),
 			Task: "Diagnose the incident."}
 		tr.Append(trace.Step{Kind: trace.KindMessage, Role: "user", Text: "Diagnose the incident."})
@@ -148,7 +147,7 @@ func generate(ctx context.Context, st *sqlite.Store, n int) error {
 	}
 	// The long trace: calls with outputs of a few kilobytes, findings
 	// quoting them all along.
-	long := &trace.Trace{ID: "bench-long", Format: "codex", Source: "x", Model: "sim-strong", Task: "A long run."}
+	long := &trace.Trace{ID: "bench-long", Format: "codex", Source: "x", Model: "sim-strong", Task: "A long run.", DetectedWith: "bench"}
 	for len(long.Steps) < 10_000 {
 		k := len(long.Steps)
 		long.Append(trace.Step{Kind: trace.KindToolCall, Tool: "shell", Args: fmt.Sprintf(`{"command": "kubectl get pods -n otel-demo # %d"}`, k), CallID: fmt.Sprint(k)})

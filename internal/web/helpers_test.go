@@ -12,11 +12,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/pipeline"
+
 	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
@@ -37,7 +38,9 @@ func openStore(t testing.TB) *sqlite.Store {
 func put(t testing.TB, st *sqlite.Store, file string, traces ...*trace.Trace) {
 	t.Helper()
 	ctx := context.Background()
-	st.RecordDetectors(detect.Version(detect.All))
+	for _, tr := range traces {
+		tr.DetectedWith = detect.Version(detect.All)
+	}
 	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: file, Hash: file, Format: "codex"}, traces...); err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +70,7 @@ func examplesStore(t testing.TB) *sqlite.Store {
 	t.Helper()
 	ctx := context.Background()
 	st := openStore(t)
-	st.RecordDetectors(detect.Version(detect.All))
-	sink := detect.Sink(st, detect.All, func(err error) { t.Error(err) })
+	sink := pipeline.Detecting(st, detect.All, func(err error) { t.Error(err) })
 	if _, err := ingest.Paths(ctx, []string{"../../examples"}, sink, ingest.Options{Report: func(i ingest.Issue) {}}); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func examplesStore(t testing.TB) *sqlite.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := analyze.ScoreStored(ctx, st, analyze.ScoreRequest{Traces: traces, GroundTruth: gt, Metric: "recall", Threshold: 1}); err != nil {
+	if _, err := pipeline.ScoreStored(ctx, st, pipeline.ScoreRequest{Traces: traces, GroundTruth: gt, Metric: "recall", Threshold: 1}); err != nil {
 		t.Fatal(err)
 	}
 	return st

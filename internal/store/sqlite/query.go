@@ -198,8 +198,8 @@ func (s *Store) LoadHeader(ctx context.Context, id string) (*trace.Trace, int, e
 	var started, ended, usage, meta, diagSource string
 	var diag sql.NullString
 	var steps int
-	err := s.db.QueryRowContext(ctx, `SELECT format, source, system, model, task, scenario, trial, started, ended, usage, meta, diagnosis_source, diagnosis, step_count
-		FROM traces WHERE id = ?`, id).Scan(&t.Format, &t.Source, &t.System, &t.Model, &t.Task, &t.Scenario, &t.Trial, &started, &ended, &usage, &meta, &diagSource, &diag, &steps)
+	err := s.db.QueryRowContext(ctx, `SELECT format, source, system, model, task, scenario, trial, started, ended, usage, meta, diagnosis_source, diagnosis, step_count, detected_with
+		FROM traces WHERE id = ?`, id).Scan(&t.Format, &t.Source, &t.System, &t.Model, &t.Task, &t.Scenario, &t.Trial, &started, &ended, &usage, &meta, &diagSource, &diag, &steps, &t.DetectedWith)
 	if err == sql.ErrNoRows {
 		return nil, 0, fmt.Errorf("trace %q: %w", id, store.ErrNotFound)
 	}

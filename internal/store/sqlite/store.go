@@ -29,17 +29,10 @@ type Store struct {
 	// commits counts the write transactions this Store has committed (see
 	// Revision).
 	commits atomic.Int64
-	// detectedWith is recorded on every trace written through File, set when
-	// the caller runs detectors on traces before they are stored.
-	detectedWith string
 	// replaced, when set, lets a trace written through File replace a stored
 	// one of more steps, and is told of each (see ReplaceFewerSteps).
 	replaced func(ingest.FewerSteps)
 }
-
-// RecordDetectors tells the store that traces it receives through File carry
-// the findings of this detector set (see detect.Version).
-func (s *Store) RecordDetectors(version string) { s.detectedWith = version }
 
 // ReplaceFewerSteps lets traces received through File replace stored traces
 // of more steps, which are otherwise refused with a *ingest.FewerSteps error;
@@ -133,7 +126,6 @@ func (s *Store) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, e
 		tx.Rollback()
 		return nil, err
 	}
-	w.detectedWith = s.detectedWith
 	return &fileSink{store: s, tx: tx, w: w, info: f, previous: previous}, nil
 }
 
@@ -213,8 +205,6 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 
 // writer holds the prepared statements of one transaction.
 type writer struct {
-	detectedWith string
-
 	stepCount, delTrace, insTrace, insStep, insFinding, insOutcome *sql.Stmt
 }
 
@@ -280,7 +270,7 @@ func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace) erro
 		diagSource, diagBody = t.Diagnosis.Source, sql.NullString{String: t.Diagnosis.Body, Valid: true}
 	}
 	_, err := w.insTrace.ExecContext(ctx, t.ID, file, t.Format, t.Source, t.System, t.Model, t.Task, t.Scenario, t.Trial,
-		timeText(t.Started), timeText(t.Ended), len(t.Steps), jsonText(t.Usage), jsonText(t.Meta), diagSource, diagBody, w.detectedWith)
+		timeText(t.Started), timeText(t.Ended), len(t.Steps), jsonText(t.Usage), jsonText(t.Meta), diagSource, diagBody, t.DetectedWith)
 	if err != nil {
 		return fmt.Errorf("trace %s: %w", t.ID, err)
 	}

@@ -1,4 +1,4 @@
-package analyze
+package eval
 
 import (
 	"context"
@@ -89,10 +89,10 @@ func AgreeDetectors(ctx context.Context, st *sqlite.Store, ref *labels.Set) ([]D
 		}
 		row.Pairs, row.TP, row.FP, row.FN, row.TN = c.N(), c.TP, c.FP, c.FN, c.TN
 		if v, ok := c.Precision(); ok {
-			row.Precision = round4(v)
+			row.Precision = stats.Round4(v)
 		}
 		if v, ok := c.Recall(); ok {
-			row.Recall = round4(v)
+			row.Recall = stats.Round4(v)
 		}
 		rows = append(rows, row)
 	}

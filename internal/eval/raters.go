@@ -1,4 +1,4 @@
-package analyze
+package eval
 
 import (
 	"sort"
@@ -43,7 +43,7 @@ type RaterRow struct {
 // AgreeRaters measures the agreement among the label sets of three or more
 // raters (it works for two, where Fleiss' kappa is Scott's pi).
 func AgreeRaters(sets []*labels.Set, opt AgreementOptions) *Raters {
-	out := &Raters{Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: Level}, Modes: []RaterRow{}}
+	out := &Raters{Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: stats.Level}, Modes: []RaterRow{}}
 	byRater := make([]map[string]map[string]labels.ModeLabel, len(sets))
 	traces := map[string]bool{}
 	for i, s := range sets {
@@ -146,10 +146,10 @@ func AgreeRaters(sets []*labels.Set, opt AgreementOptions) *Raters {
 			if !ok {
 				continue
 			}
-			f.metric.Value = round4(v)
+			f.metric.Value = stats.Round4(v)
 			if samples != nil {
-				if iv, ok := stats.PercentileInterval(samples[i][k], Level); ok {
-					f.metric.Lo, f.metric.Hi = round4(iv.Lo), round4(iv.Hi)
+				if iv, ok := stats.PercentileInterval(samples[i][k], stats.Level); ok {
+					f.metric.Lo, f.metric.Hi = stats.Round4(iv.Lo), stats.Round4(iv.Hi)
 				}
 			}
 		}

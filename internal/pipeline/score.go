@@ -1,4 +1,4 @@
-package analyze
+package pipeline
 
 import (
 	"context"
@@ -7,13 +7,19 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
+
+// Scorer is what scoring stored runs needs from a store.
+type Scorer interface {
+	Load(ctx context.Context, id string) (*trace.Trace, error)
+	// PutOutcome stores an outcome, replacing the trace's outcome of the
+	// same source.
+	PutOutcome(ctx context.Context, traceID string, o trace.Outcome) error
+}
 
 // ScoreRequest says which traces to score and how.
 type ScoreRequest struct {
@@ -89,7 +95,7 @@ type Elsewhere struct {
 // incident id, unless req.Scenario names the incident. A run with a ground
 // truth of its own beside it (a simulated cohort shipping its own incidents
 // under real incident ids) is held only against that one.
-func ScoreStored(ctx context.Context, st *sqlite.Store, req ScoreRequest) (*ScoreResult, error) {
+func ScoreStored(ctx context.Context, st Scorer, req ScoreRequest) (*ScoreResult, error) {
 	res := &ScoreResult{Scores: []score.TraceScore{}, Disagreements: []Disagreement{}, DryRun: req.DryRun,
 		Changes: OutcomeChanges{List: []OutcomeChange{}}, Elsewhere: []Elsewhere{}}
 	given := map[string]bool{}

@@ -1,4 +1,4 @@
-package analyze
+package eval
 
 import (
 	"context"
@@ -198,7 +198,9 @@ func TestStoredLabels(t *testing.T) {
 		return trace.Finding{Source: source, Mode: mode, Verdict: v, Steps: steps}
 	}
 	put := func(file, detectedWith string, traces ...*trace.Trace) {
-		st.RecordDetectors(detectedWith)
+		for _, tr := range traces {
+			tr.DetectedWith = detectedWith
+		}
 		if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: file, Hash: file}, traces...); err != nil {
 			t.Fatal(err)
 		}

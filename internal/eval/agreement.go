@@ -1,9 +1,8 @@
-package analyze
+package eval
 
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -138,10 +137,6 @@ type AgreementOptions struct {
 	Within     int    // location tolerance, in steps
 }
 
-// Level is the coverage of every interval: the bootstrap's here, and the
-// cohort report's.
-const Level = 0.95
-
 // The merged row's mode code and name.
 const (
 	mergedCode = "FM-3.2+FM-3.3"
@@ -245,7 +240,7 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 		Source:    describe(src),
 		Labels:    describe(ref),
 		Traces:    len(units),
-		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: Level},
+		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: stats.Level},
 		Within:    opt.Within,
 		Modes:     []Row{},
 		System:    []Row{},
@@ -484,7 +479,7 @@ func (g *grid) bootstrap(opt AgreementOptions) [][nMeasures]*stats.Interval {
 	})
 	for i := range samples {
 		for k, vs := range samples[i] {
-			if iv, ok := stats.PercentileInterval(vs, Level); ok {
+			if iv, ok := stats.PercentileInterval(vs, stats.Level); ok {
 				out[i][k] = &iv
 			}
 		}
@@ -498,19 +493,11 @@ func (m *Metrics) fill(est [nMeasures]estimate, intervals [][nMeasures]*stats.In
 		if !est[k].ok {
 			continue
 		}
-		f.Value = round4(est[k].v)
+		f.Value = stats.Round4(est[k].v)
 		if iv := intervals[i][k]; iv != nil {
-			f.Lo, f.Hi = round4(iv.Lo), round4(iv.Hi)
+			f.Lo, f.Hi = stats.Round4(iv.Lo), stats.Round4(iv.Hi)
 		}
 	}
-}
-
-func round4(v float64) *float64 {
-	r := math.Round(v*1e4) / 1e4
-	if r == 0 {
-		r = 0 // no -0 in the output
-	}
-	return &r
 }
 
 // detectorModes lists the MAST modes and system codes the current

@@ -1,4 +1,4 @@
-package analyze
+package eval
 
 import (
 	"context"
@@ -84,7 +84,7 @@ type AttributionRow struct {
 func Attribute(ctx context.Context, st *sqlite.Store, source string, ids []string, opt AgreementOptions) (*Attribution, error) {
 	selected := []string{source}
 	a := &Attribution{Source: source, Labels: []string{}, Rows: []AttributionRow{}, Within: opt.Within,
-		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: Level}}
+		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: stats.Level}}
 	for _, id := range ids {
 		// The header holds the findings and the meta; of the steps, only
 		// the two compared are read.
@@ -198,9 +198,9 @@ func (a *Attribution) fill(opt AgreementOptions) {
 	}
 	for k, m := range shares {
 		m.Correct = correct[k]
-		m.Value = round4(float64(correct[k]) / float64(total))
-		if iv, ok := stats.PercentileInterval(samples[k], Level); ok {
-			m.Lo, m.Hi = round4(iv.Lo), round4(iv.Hi)
+		m.Value = stats.Round4(float64(correct[k]) / float64(total))
+		if iv, ok := stats.PercentileInterval(samples[k], stats.Level); ok {
+			m.Lo, m.Hi = stats.Round4(iv.Lo), stats.Round4(iv.Hi)
 		}
 	}
 }
