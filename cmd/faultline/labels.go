@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/labels"
+	"github.com/faultline/faultline/internal/pipeline"
 )
 
 func (a *app) labelsCommand() *cobra.Command {
@@ -102,7 +103,7 @@ is then 1.`,
 			}
 			defer st.Close()
 			set, issues := labels.Parse(args[0], data)
-			stored, more, err := st.ImportLabels(cmd.Context(), set, source)
+			stored, more, err := pipeline.ImportLabels(cmd.Context(), st, set, source)
 			if err != nil {
 				return err
 			}

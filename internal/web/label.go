@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/labels"
+	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -160,8 +161,8 @@ func (s *Server) saveLabels(w http.ResponseWriter, r *http.Request) {
 			}
 			slices.Sort(l.Steps)
 			l.Steps = slices.Compact(l.Steps)
-			f := labels.Finding(l, source)
-			if err := f.CheckEvidence(t); err != nil {
+			f, err := pipeline.LabelFinding(t, l, source)
+			if err != nil {
 				row.Error = err.Error()
 				break
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/labels"
+	"github.com/faultline/faultline/internal/pipeline"
 )
 
 // maxUpload is the largest label file an import takes.
@@ -123,7 +124,7 @@ func (s *Server) importLabels(w http.ResponseWriter, r *http.Request) {
 	}
 	res := &importResult{File: header.Filename, Source: source}
 	set, issues := labels.Parse(header.Filename, data)
-	stored, more, err := s.cfg.Store.ImportLabels(r.Context(), set, res.Source)
+	stored, more, err := pipeline.ImportLabels(r.Context(), s.cfg.Store, set, res.Source)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/labels"
-	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -44,51 +42,6 @@ func (s *Store) ExportLabels(ctx context.Context, source string) ([]labels.ModeL
 		out = append(out, l)
 	}
 	return out, rows.Err()
-}
-
-// ImportLabels stores a set of labels as the findings of source, replacing
-// that source's findings on every trace the set labels. A label whose
-// evidence is not in its trace (a step it does not have, a quote not in the
-// cited steps) is reported and left out, as are the labels of traces not
-// in the store; the others are stored. It returns how many labels were
-// stored.
-func (s *Store) ImportLabels(ctx context.Context, set *labels.Set, source string) (int, []ingest.Issue, error) {
-	var issues []ingest.Issue
-	report := func(l labels.ModeLabel, format string, args ...any) {
-		issues = append(issues, ingest.Issue{Path: set.Name, Line: l.Line, Severity: ingest.Error, Message: fmt.Sprintf(format, args...)})
-	}
-	stored := 0
-	for start := 0; start < len(set.Labels); {
-		// The set is ordered by trace: one trace's labels at a time.
-		end := start
-		for end < len(set.Labels) && set.Labels[end].Trace == set.Labels[start].Trace {
-			end++
-		}
-		group := set.Labels[start:end]
-		start = end
-		t, err := s.Load(ctx, group[0].Trace)
-		if errors.Is(err, store.ErrNotFound) {
-			report(group[0], "trace %q is not in the database; its labels are skipped", group[0].Trace)
-			continue
-		}
-		if err != nil {
-			return stored, issues, err
-		}
-		var findings []trace.Finding
-		for _, l := range group {
-			f := labels.Finding(l, source)
-			if err := f.CheckEvidence(t); err != nil {
-				report(l, "%v; label skipped", err)
-				continue
-			}
-			findings = append(findings, f)
-		}
-		if err := s.ReplaceFindings(ctx, t.ID, source, findings, ""); err != nil {
-			return stored, issues, err
-		}
-		stored += len(findings)
-	}
-	return stored, issues, nil
 }
 
 // LabelledTraces counts the traces with a finding of source.

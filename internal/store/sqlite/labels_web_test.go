@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/internal/labels"
+	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -24,7 +25,7 @@ gone,FM-1.3,true,,,
 	if len(issues) > 0 {
 		t.Fatal(issues)
 	}
-	stored, issues, err := st.ImportLabels(ctx, set, "human:ann")
+	stored, issues, err := pipeline.ImportLabels(ctx, st, set, "human:ann")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ b,FM-3.3,unsure,,,hard to say
 		t.Errorf("findings of a: %+v", fs)
 	}
 	set, _ = labels.Parse("l.jsonl", []byte(`{"trace": "a", "mode": "FM-2.2", "present": true}`))
-	if _, _, err := st.ImportLabels(ctx, set, "human:ann"); err != nil {
+	if _, _, err := pipeline.ImportLabels(ctx, st, set, "human:ann"); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = st.ExportLabels(ctx, "human:ann")
