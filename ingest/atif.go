@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/ingest/internal/chat"
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -164,7 +166,7 @@ func atifStepSteps(t *trace.Trace, raw json.RawMessage, r *record, lines, i int,
 		return ""
 	}
 	ts := parseTime(s.Timestamp)
-	text, reasoning := chatParts(s.Message)
+	text, reasoning := chat.Parts(s.Message)
 	model := ""
 	switch s.Source {
 	case "system":
@@ -181,16 +183,16 @@ func atifStepSteps(t *trace.Trace, raw json.RawMessage, r *record, lines, i int,
 		if s.Source != "agent" {
 			r.report(r.at(lines), Notice, "step %d: source %q is not system, user or agent; read as the agent's", i, s.Source)
 		}
-		model = firstNonEmpty(s.ModelName, defaultModel)
+		model = jsontext.FirstNonEmpty(s.ModelName, defaultModel)
 		first := len(t.Steps)
-		if thought := joinNonEmpty(s.ReasoningContent, reasoning); thought != "" {
+		if thought := jsontext.JoinNonEmpty(s.ReasoningContent, reasoning); thought != "" {
 			t.Append(trace.Step{Kind: trace.KindReasoning, Role: trace.RoleAssistant, Text: thought, Time: ts})
 		}
 		if text != "" || len(s.ToolCalls) == 0 {
 			t.Append(trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Text: text, Time: ts})
 		}
 		for _, c := range s.ToolCalls {
-			t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: c.Name, Args: rawText(c.Arguments), CallID: c.ID, Time: ts})
+			t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: c.Name, Args: jsontext.RawText(c.Arguments), CallID: c.ID, Time: ts})
 		}
 		if n := s.Metrics.CompletionTokens; n > 0 && len(t.Steps) > first {
 			// The turn's output tokens belong to its last step, as Codex's do.
@@ -198,9 +200,9 @@ func atifStepSteps(t *trace.Trace, raw json.RawMessage, r *record, lines, i int,
 		}
 	}
 	for _, res := range s.Observation.Results {
-		content, _ := chatParts(res.Content)
+		content, _ := chat.Parts(res.Content)
 		for _, sub := range res.Subagents {
-			content = joinNonEmpty(content, "[subagent trajectory "+sub.SessionID+prefixed(" at ", sub.Path)+"]")
+			content = jsontext.JoinNonEmpty(content, "[subagent trajectory "+sub.SessionID+prefixed(" at ", sub.Path)+"]")
 		}
 		step := trace.Step{Kind: trace.KindToolResult, Role: trace.RoleTool, CallID: res.SourceCallID, Text: content, Time: ts}
 		if s.Source == "system" {

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/faultline/faultline/ingest/internal/chat"
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -99,7 +101,7 @@ func rawPayload(line []byte) string {
 	if json.Unmarshal(line, &ev) != nil {
 		return ""
 	}
-	return compactJSON(ev.Payload)
+	return jsontext.Compact(ev.Payload)
 }
 
 type codexContent struct {
@@ -313,9 +315,9 @@ func (s *codexSession) item(in *Input, n int, line []byte, ts time.Time, it *cod
 	case "custom_tool_call":
 		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: it.Name, Args: it.Input, CallID: callID(it), Time: ts})
 	case "local_shell_call":
-		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: "local_shell", Args: compactJSON(it.Action), CallID: callID(it), Time: ts})
+		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: "local_shell", Args: jsontext.Compact(it.Action), CallID: callID(it), Time: ts})
 	case "web_search_call":
-		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: "web_search", Args: compactJSON(it.Action), Time: ts})
+		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: "web_search", Args: jsontext.Compact(it.Action), Time: ts})
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		out := decodeToolOutput(it.Output)
 		t.Append(trace.Step{Kind: trace.KindToolResult, Role: trace.RoleTool, Text: out.text, ExitCode: out.exit, IsError: out.failed, CallID: it.CallID, Time: ts, Type: out.shape})
@@ -456,7 +458,7 @@ func (s *codexSession) finish(in *Input, seen map[string]int, emit func(*trace.T
 		t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: trace.TypeEmptyTurn, Time: s.turnTime,
 			Text: "the model was given a turn and produced nothing before the session ended"})
 	}
-	markFinal(t)
+	chat.MarkFinal(t)
 	line, _ := strconv.Atoi(t.Meta["session_line"])
 	for _, p := range t.Link() {
 		in.Report(line, Notice, "session %s: %s", t.ID, p)
@@ -478,22 +480,6 @@ func (s *codexSession) lastTurnEmpty() bool {
 		}
 	}
 	return true
-}
-
-// markFinal turns the last assistant message into the final answer when no
-// tool call follows it and the harness did not have to re-prompt after it
-// (a message the harness answers with a retry did not end the run).
-func markFinal(t *trace.Trace) {
-	for i := len(t.Steps) - 1; i >= 0; i-- {
-		s := &t.Steps[i]
-		switch {
-		case s.Kind == trace.KindToolCall, s.Type == trace.TypeRetryNudge:
-			return
-		case s.Kind == trace.KindMessage && s.Role == trace.RoleAssistant:
-			s.Kind = trace.KindFinal
-			return
-		}
-	}
 }
 
 func countAgentSteps(t *trace.Trace) int {
@@ -657,14 +643,6 @@ func prefixed(sep, s string) string {
 		return ""
 	}
 	return sep + s
-}
-
-func compactJSON(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return string(raw)
-	}
-	return b.String()
 }
 
 // jsonErrorText words a JSON decoding error for a one-line report.

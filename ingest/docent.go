@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -14,7 +15,7 @@ import (
 // its SDK and exports write them): {id, name, description, transcripts,
 // transcript_groups, metadata}, the transcripts a list (or, in older
 // versions, an object keyed by name) of {id, name, messages, metadata}
-// whose messages are Inspect-shaped chat messages (see chatMessage), and
+// whose messages are Inspect-shaped chat messages (see chat.Message), and
 // metadata free-form, by convention {scores: {...}, model, task_id,
 // sample_id, epoch_id}. One run is one trace; a run of several transcripts
 // (one per agent of a multi-agent run) keeps them one after the other, each
@@ -74,12 +75,12 @@ func (Docent) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) err
 			}
 			c := &chatLog{t: t, r: r}
 			if len(transcripts) > 1 {
-				c.agent = firstNonEmpty(tx.Name, tr.key, "transcript "+strconv.Itoa(i))
+				c.agent = jsontext.FirstNonEmpty(tx.Name, tr.key, "transcript "+strconv.Itoa(i))
 			}
 			c.messages(tx.Messages, at+fieldLines["messages"], "messages")
 		}
 		t.Task = firstUserText(t)
-		id, _ := textOf(run.ID)
+		id, _ := jsontext.TextOf(run.ID)
 		if id == "" {
 			id = shortHash(string(raw))
 		}
@@ -104,9 +105,9 @@ func docentMetadata(t *trace.Trace, r *record, raw json.RawMessage, lines int) {
 			docentScores(t, r, m.raw, lines+m.lines)
 			continue
 		}
-		v, ok := textOf(m.raw)
+		v, ok := jsontext.TextOf(m.raw)
 		if FirstByte(m.raw) == 't' || FirstByte(m.raw) == 'f' {
-			v, ok = compactJSON(m.raw), true
+			v, ok = jsontext.Compact(m.raw), true
 		}
 		if !ok || FirstByte(m.raw) == '[' {
 			continue
@@ -115,7 +116,7 @@ func docentMetadata(t *trace.Trace, r *record, raw json.RawMessage, lines int) {
 		case "model":
 			t.Model = v
 		case "sample_id", "task_id":
-			t.Scenario = firstNonEmpty(t.Scenario, v)
+			t.Scenario = jsontext.FirstNonEmpty(t.Scenario, v)
 			t.SetMeta(m.key, v)
 		case "epoch_id", "epoch":
 			t.Trial = v
@@ -135,7 +136,7 @@ func docentScores(t *trace.Trace, r *record, raw json.RawMessage, lines int) {
 	}
 	var all []string
 	for _, s := range scores {
-		all = append(all, s.key+"="+compactJSON(s.raw))
+		all = append(all, s.key+"="+jsontext.Compact(s.raw))
 		if len(t.Outcomes) > 0 {
 			continue
 		}

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/ingest/internal/chat"
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -24,7 +26,7 @@ import (
 // samples/<id>_epoch_<n>.json per sample; and the .json log, one object
 // {version, status, eval, plan, results, stats, error, samples,
 // reductions}. Each sample (one epoch of one dataset item) is one trace:
-// its messages as steps (see chatMessage), its error and the limit that
+// its messages as steps (see chat.Message), its error and the limit that
 // stopped it as error steps, the first score as the outcome, its events
 // for the times only.
 type InspectAI struct{}
@@ -394,10 +396,10 @@ func inspectTrace(raw json.RawMessage, r *record, h *inspectHeader, ids uniqueID
 		smp.Messages = inspectAttachment.ReplaceAllFunc(smp.Messages, resolve)
 		smp.Input = inspectAttachment.ReplaceAllFunc(smp.Input, resolve)
 	}
-	id, _ := textOf(smp.ID)
-	epoch, _ := textOf(smp.Epoch)
-	t := &trace.Trace{Format: "inspect", Source: r.in.Path + "#" + firstNonEmpty(r.entry, strconv.Itoa(r.n)),
-		System: h.system(), Model: firstNonEmpty(h.Eval.Model, smp.Output.Model), Scenario: id, Trial: epoch,
+	id, _ := jsontext.TextOf(smp.ID)
+	epoch, _ := jsontext.TextOf(smp.Epoch)
+	t := &trace.Trace{Format: "inspect", Source: r.in.Path + "#" + jsontext.FirstNonEmpty(r.entry, strconv.Itoa(r.n)),
+		System: h.system(), Model: jsontext.FirstNonEmpty(h.Eval.Model, smp.Output.Model), Scenario: id, Trial: epoch,
 		Started: parseTime(smp.StartedAt), Ended: parseTime(smp.CompletedAt)}
 	t.SetMeta("task", h.Eval.Task)
 	t.SetMeta("dataset", h.Eval.Dataset.Name)
@@ -405,10 +407,10 @@ func inspectTrace(raw json.RawMessage, r *record, h *inspectHeader, ids uniqueID
 	t.SetMeta("run_id", h.Eval.RunID)
 	t.SetMeta("status", h.Status)
 	t.SetMeta("sample_uuid", smp.UUID)
-	if target, ok := textOf(smp.Target); ok {
+	if target, ok := jsontext.TextOf(smp.Target); ok {
 		t.SetMeta("target", target)
 	}
-	if task, ok := textOf(smp.Input); ok {
+	if task, ok := jsontext.TextOf(smp.Input); ok {
 		t.Task = task
 	} else {
 		t.Task = inspectInput(smp.Input)
@@ -416,10 +418,10 @@ func inspectTrace(raw json.RawMessage, r *record, h *inspectHeader, ids uniqueID
 	c := &chatLog{t: t, r: r}
 	c.messages(smp.Messages, lines["messages"], "messages")
 	if e := smp.Error; e != nil {
-		t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: "error", Text: joinNonEmpty(e.Message, e.Traceback)})
+		t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: "error", Text: jsontext.JoinNonEmpty(e.Message, e.Traceback)})
 	}
 	if l := smp.Limit; l != nil {
-		t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: "limit", Text: fmt.Sprintf("%s limit reached (%s)", l.Type, compactJSON(l.Limit))})
+		t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: "limit", Text: fmt.Sprintf("%s limit reached (%s)", l.Type, jsontext.Compact(l.Limit))})
 	}
 	inspectTimes(t, smp.Events)
 	for _, u := range smp.ModelUsage {
@@ -430,7 +432,7 @@ func inspectTrace(raw json.RawMessage, r *record, h *inspectHeader, ids uniqueID
 		t.Usage.TotalTokens += u.Total
 	}
 	inspectScores(t, r, h, smp.Scores, lines["scores"])
-	evalID := firstNonEmpty(h.Eval.EvalID, h.Eval.RunID, smp.UUID)
+	evalID := jsontext.FirstNonEmpty(h.Eval.EvalID, h.Eval.RunID, smp.UUID)
 	if evalID == "" {
 		evalID = shortHash(string(raw))
 	}
@@ -450,11 +452,11 @@ func inspectInput(raw json.RawMessage) string {
 	var texts []string
 	for _, m := range msgs {
 		if m.Role == "user" {
-			text, _ := chatParts(m.Content)
+			text, _ := chat.Parts(m.Content)
 			texts = append(texts, text)
 		}
 	}
-	return joinNonEmpty(texts...)
+	return jsontext.JoinNonEmpty(texts...)
 }
 
 // inspectTimes takes a sample's start and end from its events when the
@@ -510,7 +512,7 @@ func inspectScores(t *trace.Trace, r *record, h *inspectHeader, raw json.RawMess
 			r.report(r.at(lines+s.lines), Error, "score %q should be an object with a value; ignored", s.key)
 			continue
 		}
-		all = append(all, s.key+"="+compactJSON(sc.Value))
+		all = append(all, s.key+"="+jsontext.Compact(sc.Value))
 		o, ok := scoreOutcome(s.key, sc.Value)
 		if ok && (best == nil || rank(s.key) < bestRank) {
 			o.Detail = prefixed("answer: ", trace.Clip(sc.Answer, 200))
@@ -521,7 +523,7 @@ func inspectScores(t *trace.Trace, r *record, h *inspectHeader, raw json.RawMess
 		return
 	}
 	if len(all) > 1 {
-		best.Detail = joinNonEmpty(strings.Join(all, " "), best.Detail)
+		best.Detail = jsontext.JoinNonEmpty(strings.Join(all, " "), best.Detail)
 	}
 	t.Outcomes = []trace.Outcome{*best}
 }

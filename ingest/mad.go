@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -113,8 +114,8 @@ func (r *madReader) trace(raw json.RawMessage, ids map[string]bool) *trace.Trace
 	case '{':
 		var obj madTraceObject
 		_ = json.Unmarshal(rec.Trace, &obj) // a valid object whose members are all kept raw
-		key, _ := looseText(obj.Key)
-		index, _ := looseText(obj.Index)
+		key, _ := jsontext.LooseText(obj.Key)
+		index, _ := jsontext.LooseText(obj.Index)
 		t.SetMeta("mad_key", key)
 		t.SetMeta("mad_index", index)
 		split = splitMADTrajectory(obj.Trajectory, rec.MASName, rec.BenchmarkName)
@@ -152,7 +153,7 @@ func (r *madReader) trace(raw json.RawMessage, ids map[string]bool) *trace.Trace
 // scalar reads a field that is a string in some records and a number in
 // others (trace_id, round); null and absence read as "".
 func (r *madReader) scalar(field string, raw json.RawMessage) (string, bool) {
-	if s, ok := textOf(raw); ok && FirstByte(raw) != '[' {
+	if s, ok := jsontext.TextOf(raw); ok && FirstByte(raw) != '[' {
 		return s, true
 	}
 	r.report(r.line, Error, "field %q should be a string or a number, found %s; record skipped", field, JSONKind(raw))
@@ -186,7 +187,7 @@ func uniqueMADID(ids map[string]bool, mas, traceID, round string, n int) string 
 func (r *madReader) humanLabels(rows []map[string]json.RawMessage, labels *madLabels) {
 	var ignored []string
 	for i, row := range rows {
-		label, ok := looseText(row["failure mode"])
+		label, ok := jsontext.LooseText(row["failure mode"])
 		if !ok || strings.TrimSpace(label) == "" {
 			r.report(r.line, Error, `annotation %d has no "failure mode" label; row skipped`, i)
 			continue
@@ -230,7 +231,7 @@ func (r *madReader) judgeLabels(raw json.RawMessage, labels *madLabels) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return
 	}
-	if s, ok := looseText(raw); ok && FirstByte(raw) == '"' {
+	if s, ok := jsontext.LooseText(raw); ok && FirstByte(raw) == '"' {
 		raw = sanitizeJSON([]byte(s))
 	}
 	var codes map[string]json.RawMessage
@@ -292,7 +293,7 @@ func madCodeRank(key string) int {
 // as spreadsheet exports write them.
 func madVerdict(raw json.RawMessage) (v trace.Verdict, answered bool, err error) {
 	text := strings.TrimSpace(string(raw))
-	if s, ok := looseText(raw); ok && FirstByte(raw) == '"' {
+	if s, ok := jsontext.LooseText(raw); ok && FirstByte(raw) == '"' {
 		text = strings.TrimSpace(s)
 	}
 	switch strings.ToLower(text) {

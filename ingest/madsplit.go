@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -68,7 +69,7 @@ func splitMADDocument(raw json.RawMessage, hints []string) madSplit {
 	var s madSplit
 	var messages []json.RawMessage
 	if FirstByte(doc.Trajectory) == '[' && json.Unmarshal(doc.Trajectory, &messages) == nil {
-		if lines, ok := looseText(doc.Trajectory); ok {
+		if lines, ok := jsontext.LooseText(doc.Trajectory); ok {
 			s = splitMADText(lines, hints) // HyperAgent: one log line per element
 		} else {
 			s = madSplit{framework: "ag2", steps: madChatSteps(messages)}
@@ -86,48 +87,22 @@ func splitMADDocument(raw json.RawMessage, hints []string) madSplit {
 		}
 		s = splitMADText(log, hints)
 	}
-	if task, ok := looseText(doc.ProblemStatement); ok && strings.TrimSpace(task) != "" {
+	if task, ok := jsontext.LooseText(doc.ProblemStatement); ok && strings.TrimSpace(task) != "" {
 		s.task = strings.TrimSpace(task)
-	} else if task, ok := looseText(doc.Prompt); ok && strings.TrimSpace(task) != "" {
+	} else if task, ok := jsontext.LooseText(doc.Prompt); ok && strings.TrimSpace(task) != "" {
 		s.task = strings.TrimSpace(task)
 	}
-	s.instanceID, _ = looseText(doc.InstanceID)
+	s.instanceID, _ = jsontext.LooseText(doc.InstanceID)
 	var note struct {
 		Text json.RawMessage `json:"text"`
 	}
 	if FirstByte(doc.Note) == '{' && json.Unmarshal(doc.Note, &note) == nil {
 		doc.Note = note.Text
 	}
-	if text, ok := looseText(doc.Note); ok {
+	if text, ok := jsontext.LooseText(doc.Note); ok {
 		s.note = strings.TrimSpace(text)
 	}
 	return s
-}
-
-// looseText reads a JSON string, or a list of strings as lines, or a
-// number as its literal. Python dumps of MAD store multi-line text both ways.
-func looseText(raw json.RawMessage) (string, bool) {
-	switch FirstByte(raw) {
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s, true
-		}
-	case '[':
-		var lines []string
-		if json.Unmarshal(raw, &lines) == nil {
-			for i, l := range lines {
-				lines[i] = strings.TrimSuffix(l, "\r")
-			}
-			return strings.Join(lines, "\n"), true
-		}
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		var n json.Number
-		if json.Unmarshal(raw, &n) == nil {
-			return n.String(), true
-		}
-	}
-	return "", false
 }
 
 // madChatSteps turns a list of chat messages, {content, role, name} as AG2
@@ -146,17 +121,17 @@ func madChatSteps(messages []json.RawMessage) []trace.Step {
 		}
 		if json.Unmarshal(raw, &m) != nil {
 			// Not an object: keep the element itself as the message.
-			text, ok := looseText(raw)
+			text, ok := jsontext.LooseText(raw)
 			if !ok {
-				text = compactJSON(raw)
+				text = jsontext.Compact(raw)
 			}
 			steps = append(steps, trace.Step{Kind: trace.KindMessage, Text: tidyText(text)})
 			continue
 		}
 		step := trace.Step{Kind: trace.KindMessage, Text: tidyText(chatContent(m.Content))}
-		step.Agent, _ = looseText(m.Name)
+		step.Agent, _ = jsontext.LooseText(m.Name)
 		if step.Agent == "" {
-			step.Role, _ = looseText(m.Role)
+			step.Role, _ = jsontext.LooseText(m.Role)
 		}
 		if step.Text != "" || step.Agent != "" || step.Role != "" {
 			steps = append(steps, step)
@@ -171,7 +146,7 @@ func chatContent(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
-	if s, ok := looseText(raw); ok {
+	if s, ok := jsontext.LooseText(raw); ok {
 		return s
 	}
 	var parts []struct {
@@ -184,7 +159,7 @@ func chatContent(raw json.RawMessage) string {
 		}
 		return strings.Join(texts, "\n")
 	}
-	return compactJSON(raw)
+	return jsontext.Compact(raw)
 }
 
 // madMarker is a line that opens a step.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -53,7 +54,7 @@ func (MagenticOne) Decode(ctx context.Context, in *Input, emit func(*trace.Trace
 			r.skip(raw, err)
 			return nil
 		}
-		role, ok := textOf(m.Role)
+		role, ok := jsontext.TextOf(m.Role)
 		if !ok {
 			r.report(r.line, Error, `field "role" should be text, found %s; message skipped`, JSONKind(m.Role))
 			return nil

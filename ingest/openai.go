@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
 // OpenAIChat decodes plain chat transcripts in OpenAI's chat completions
-// message format (see chatMessage): a JSON array of messages or one message
+// message format (see chat.Message): a JSON array of messages or one message
 // a line, which make one conversation per file; and conversations of their
 // own, as objects {"messages": [...]} (the request and fine-tuning shape,
 // with model and id beside; tools and settings are not kept), in an array
@@ -66,7 +67,7 @@ func (OpenAIChat) Decode(ctx context.Context, in *Input, emit func(*trace.Trace)
 			return nil
 		}
 		if len(conv.Messages) > 0 {
-			id, _ := textOf(conv.ID)
+			id, _ := jsontext.TextOf(conv.ID)
 			return emit(openAITrace(conv.Messages, fieldLines(raw)["messages"], conv.Model, id, r, ids))
 		}
 		if len(conv.Role) == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/faultline/faultline/ingest/otel"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -130,7 +131,7 @@ func otlpJSONRecord(in *Input, raw []byte, line int, c *otelCollector) {
 		if td.SpanCount() == 0 {
 			in.Report(line, Notice, "no spans in this record (not OTLP traces?)")
 		}
-		c.add(OTelSpans(td, bad), line)
+		c.add(otel.Spans(td, bad), line)
 		return
 	}
 	// Find the spans that fail and keep the others: each span is unmarshalled
@@ -152,7 +153,7 @@ func otlpJSONRecord(in *Input, raw []byte, line int, c *otelCollector) {
 					bad(where, err)
 					continue
 				}
-				c.add(OTelSpans(td, func(_ string, err error) { bad(where, err) }), line)
+				c.add(otel.Spans(td, func(_ string, err error) { bad(where, err) }), line)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/faultline/faultline/ingest/otel"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -64,9 +65,9 @@ func otlpProtoHasSpan(b []byte) bool {
 }
 
 // otlpSpanWire is the wire type of each field of Span, by number.
-var otlpSpanWire = map[int]int{1: protoLen, 2: protoLen, 3: protoLen, 4: protoLen, 5: protoLen, 6: protoVarint,
-	7: protoFixed64, 8: protoFixed64, 9: protoLen, 10: protoVarint, 11: protoLen, 12: protoVarint, 13: protoLen,
-	14: protoVarint, 15: protoLen, 16: protoFixed32}
+var otlpSpanWire = map[int]int{1: otel.ProtoLen, 2: otel.ProtoLen, 3: otel.ProtoLen, 4: otel.ProtoLen, 5: otel.ProtoLen, 6: otel.ProtoVarint,
+	7: otel.ProtoFixed64, 8: otel.ProtoFixed64, 9: otel.ProtoLen, 10: otel.ProtoVarint, 11: otel.ProtoLen, 12: otel.ProtoVarint, 13: otel.ProtoLen,
+	14: otel.ProtoVarint, 15: otel.ProtoLen, 16: otel.ProtoFixed32}
 
 // otlpLooksLikeSpan reports whether the visible fields of b are those of a
 // Span, one of them a field only a Span has in that form.
@@ -101,7 +102,7 @@ func otlpLooksLikeSpan(b []byte) bool {
 func protoFind(b []byte, path, maxNum []int, found func([]byte) bool) bool {
 	hit, fits := false, true
 	protoEach(b, func(f protoField) bool {
-		if f.typ != protoLen || f.num > maxNum[0] {
+		if f.typ != otel.ProtoLen || f.num > maxNum[0] {
 			fits = false
 			return false
 		}
@@ -117,14 +118,6 @@ func protoFind(b []byte, path, maxNum []int, found func([]byte) bool) bool {
 	})
 	return hit && fits
 }
-
-// Protobuf wire types.
-const (
-	protoVarint  = 0
-	protoFixed64 = 1
-	protoLen     = 2
-	protoFixed32 = 5
-)
 
 // protoField is one field of protobuf wire data. raw is the whole field,
 // tag included; cut marks a length-delimited field whose payload runs past
@@ -166,17 +159,17 @@ func protoNext(b []byte) (protoField, int) {
 	f := protoField{num: int(tag >> 3), typ: int(tag & 7)}
 	var size int
 	switch f.typ {
-	case protoVarint:
+	case otel.ProtoVarint:
 		_, m := binary.Uvarint(b[n:])
 		if m <= 0 {
 			return protoField{}, 0
 		}
 		size = m
-	case protoFixed64:
+	case otel.ProtoFixed64:
 		size = 8
-	case protoFixed32:
+	case otel.ProtoFixed32:
 		size = 4
-	case protoLen:
+	case otel.ProtoLen:
 		l, m := binary.Uvarint(b[n:])
 		if m <= 0 {
 			return protoField{}, 0
@@ -252,7 +245,7 @@ func otlpProtoMessage(in *Input, data []byte, where string, c *otelCollector) {
 	var u ptrace.ProtoUnmarshaler
 	td, err := u.UnmarshalTraces(data)
 	if err == nil {
-		c.add(OTelSpans(td, bad), 0)
+		c.add(otel.Spans(td, bad), 0)
 		return
 	}
 	malformed := func(off int) {
@@ -260,7 +253,7 @@ func otlpProtoMessage(in *Input, data []byte, where string, c *otelCollector) {
 	}
 	i := 0
 	if off := protoEach(data, func(rs protoField) bool {
-		if rs.num != 1 || rs.typ != protoLen {
+		if rs.num != 1 || rs.typ != otel.ProtoLen {
 			return true
 		}
 		at := fmt.Sprintf("resourceSpans[%d]", i)
@@ -294,7 +287,7 @@ func otlpProtoResource(rs protoField, at string, c *otelCollector, bad func(stri
 	})
 	j, malformed := 0, -1
 	off := protoEach(rs.payload, func(ss protoField) bool {
-		if ss.num != 2 || ss.typ != protoLen {
+		if ss.num != 2 || ss.typ != otel.ProtoLen {
 			return true
 		}
 		var scope []byte
@@ -306,20 +299,20 @@ func otlpProtoResource(rs protoField, at string, c *otelCollector, bad func(stri
 		})
 		k := 0
 		off := protoEach(ss.payload, func(span protoField) bool {
-			if span.num != 2 || span.typ != protoLen {
+			if span.num != 2 || span.typ != otel.ProtoLen {
 				return true
 			}
 			where := fmt.Sprintf("%s.scopeSpans[%d].spans[%d]", at, j, k)
 			k++
 			scopeSpans := append(append([]byte{}, scope...), span.raw...)
 			msg := append(append([]byte{}, resource...), schema...)
-			msg = ProtoAppendLen(msg, 2, scopeSpans)
-			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(ProtoAppendLen(nil, 1, msg))
+			msg = otel.ProtoAppendLen(msg, 2, scopeSpans)
+			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(otel.ProtoAppendLen(nil, 1, msg))
 			if err != nil {
 				bad(where, err)
 				return true
 			}
-			c.add(OTelSpans(td, func(_ string, err error) { bad(where, err) }), 0)
+			c.add(otel.Spans(td, func(_ string, err error) { bad(where, err) }), 0)
 			return true
 		})
 		j++
@@ -332,12 +325,4 @@ func otlpProtoResource(rs protoField, at string, c *otelCollector, bad func(stri
 		return off
 	}
 	return malformed
-}
-
-// ProtoAppendLen appends a length-delimited protobuf field (number num)
-// holding payload; the receiver writes its OTLP responses with it.
-func ProtoAppendLen(b []byte, num int, payload []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(num)<<3|protoLen)
-	b = binary.AppendUvarint(b, uint64(len(payload)))
-	return append(b, payload...)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/faultline/faultline/ingest/internal/oteltest"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -23,32 +23,6 @@ import (
 func decodeBytes(t testing.TB, f Format, data []byte) ([]*trace.Trace, []Issue) {
 	t.Helper()
 	return decodeWith(t, f, "sample", bytes.NewReader(data))
-}
-
-// otlpSteps renders steps one a line, for comparing with what a sample should
-// give.
-func otlpSteps(tr *trace.Trace) string {
-	var b strings.Builder
-	for _, s := range tr.Steps {
-		fmt.Fprintf(&b, "%d %s %s", s.Index, s.Kind, s.Role)
-		if s.Agent != "" {
-			fmt.Fprintf(&b, " @%s", s.Agent)
-		}
-		if s.Tool != "" {
-			fmt.Fprintf(&b, " %s(%s)", s.Tool, s.Args)
-		}
-		if s.CallID != "" {
-			fmt.Fprintf(&b, " #%s", s.CallID)
-		}
-		if s.IsError {
-			b.WriteString(" !")
-		}
-		if s.Tokens > 0 {
-			fmt.Fprintf(&b, " tokens=%d", s.Tokens)
-		}
-		fmt.Fprintf(&b, " [%s] %s\n", s.SpanID, trace.Clip(s.Text, 50))
-	}
-	return b.String()
 }
 
 func readSample(t testing.TB, name string) []byte {
@@ -82,7 +56,7 @@ func TestOTLPGenAICurrent(t *testing.T) {
 5 reasoning assistant @sre-agent [3c4d5e6f708192a3] The alert names checkout; the flag config changed …
 6 final assistant @sre-agent tokens=88 [3c4d5e6f708192a3] Root cause: the flagd-config ConfigMap enabled pay…
 `
-	if got := otlpSteps(a); got != want {
+	if got := oteltest.Steps(a); got != want {
 		t.Errorf("steps:\n%s\nwant:\n%s", got, want)
 	}
 	if a.ID != "4bf92f3577b34da6a3ce929d0e0e4736" || a.Format != "otlp-json" || a.System != "sre-agent" || a.Model != "gpt-4.1-2025-04-14" ||
@@ -102,7 +76,7 @@ func TestOTLPGenAICurrent(t *testing.T) {
 1 error harness @sre-agent ! [51f067aa0ba902b9] chat gpt-4.1 failed: 429 Too Many Requests; openai…
 2 error harness @sre-agent ! [50f067aa0ba902b8] invoke_agent sre-agent failed: agent run failed
 `
-	if got := otlpSteps(b); got != want {
+	if got := oteltest.Steps(b); got != want {
 		t.Errorf("steps:\n%s\nwant:\n%s", got, want)
 	}
 	if !strings.Contains(b.Steps[1].Text, "Rate limit reached for gpt-4.1") {
@@ -128,7 +102,7 @@ func TestOTLPGenAILegacy(t *testing.T) {
 3 tool_result tool lookup_ticket() #call_9 [6100000000000003] {"status": "open", "title": "VPN drops every 10 mi…
 4 final assistant tokens=24 [6100000000000004] Ticket T-1042 is open: the VPN drops every 10 minu…
 `
-	if got := otlpSteps(tr); got != want {
+	if got := oteltest.Steps(tr); got != want {
 		t.Errorf("steps:\n%s\nwant:\n%s", got, want)
 	}
 	if tr.System != "triage-bot" || tr.Model != "gpt-4o-mini-2024-07-18" || tr.Meta["models"] != "" || tr.Meta["otel.conventions"] != "gen_ai-legacy" ||
@@ -152,7 +126,7 @@ func TestOTLPOpenInference(t *testing.T) {
 6 message assistant @ResearchAgent tokens=20 [8100000000000005] Nigeria is the most populous country in Africa; it…
 7 final assistant @ResearchAgent [8100000000000001] Abuja
 `
-	if got := otlpSteps(tr); got != want {
+	if got := oteltest.Steps(tr); got != want {
 		t.Errorf("steps:\n%s\nwant:\n%s", got, want)
 	}
 	if tr.System != "phoenix-demo" || tr.Model != "claude-sonnet-4" || tr.Meta["session_id"] != "sess-42" || tr.Meta["otel.conventions"] != "openinference" ||
@@ -339,7 +313,7 @@ func TestOTLPJSONBadInput(t *testing.T) {
 	// The good spans of the damaged records are kept: the first LLM call and
 	// the workflow root; the tool span and the second LLM call are lost.
 	if len(traces) != 1 || len(traces[0].Steps) != 3 {
-		t.Fatalf("traces %d:\n%s", len(traces), otlpSteps(traces[0]))
+		t.Fatalf("traces %d:\n%s", len(traces), oteltest.Steps(traces[0]))
 	}
 
 	// A pretty-printed document with a syntax error: what is before it is
@@ -381,93 +355,6 @@ func TestOTLPProtoBadInput(t *testing.T) {
 	// input, as a result without a tool span.
 	if s := traces[0].Steps[3]; s.Kind != trace.KindToolResult || s.SpanID != "6100000000000004" {
 		t.Errorf("step 3: %+v", s)
-	}
-}
-
-// span builds a span for mapping tests.
-func span(trace, id, parent byte, start int, attrs ...string) OTelSpan {
-	s := OTelSpan{TraceID: pcommon.TraceID{trace}, SpanID: pcommon.SpanID{id}, Name: fmt.Sprintf("s%d", id),
-		Start: time.Unix(int64(start), 0), End: time.Unix(int64(start)+1, 0), Attrs: map[string]string{}}
-	if parent != 0 {
-		s.ParentID = pcommon.SpanID{parent}
-	}
-	for i := 0; i+1 < len(attrs); i += 2 {
-		s.Attrs[attrs[i]] = attrs[i+1]
-	}
-	return s
-}
-
-func TestOTelTraceMapping(t *testing.T) {
-	chat := func(id, parent byte, start int, in, out string) OTelSpan {
-		return span(1, id, parent, start, "gen_ai.operation.name", "chat", "gen_ai.input.messages", in, "gen_ai.output.messages", out)
-	}
-	user := func(text string) string { return `{"role":"user","parts":[{"type":"text","content":"` + text + `"}]}` }
-	asst := func(text string) string {
-		return `{"role":"assistant","parts":[{"type":"text","content":"` + text + `"}]}`
-	}
-	tests := []struct {
-		name  string
-		spans []OTelSpan
-		steps string
-		notes string
-	}{
-		{
-			name: "a message really sent twice is kept twice, history once",
-			spans: []OTelSpan{
-				chat(1, 0, 1, "["+user("go on")+"]", "["+asst("ok")+"]"),
-				chat(2, 0, 2, "["+user("go on")+","+asst("ok")+","+user("go on")+"]", "["+asst("done")+"]"),
-			},
-			steps: "0 message user [0100000000000000] go on\n1 message assistant [0100000000000000] ok\n2 message user [0200000000000000] go on\n3 final assistant [0200000000000000] done\n",
-		},
-		{
-			name: "duplicates, a missing parent and a parent cycle",
-			spans: []OTelSpan{
-				chat(1, 9, 1, "["+user("a")+"]", "["+asst("b")+"]"),
-				chat(1, 9, 1, "["+user("a")+"]", "["+asst("b")+"]"),
-				chat(2, 3, 5, "["+user("c")+"]", "[]"),
-				chat(3, 2, 6, "["+user("d")+"]", "[]"),
-			},
-			steps: "0 message user [0100000000000000] a\n1 final assistant [0100000000000000] b\n2 message user [0200000000000000] c\n3 message user [0300000000000000] d\n",
-			notes: "1 spans received more than once; kept once|1 spans whose parent span is missing; placed at the top|2 spans in a parent cycle; placed at the top",
-		},
-		{
-			name: "a tool span without a call id answers the call its LLM made",
-			spans: []OTelSpan{
-				span(1, 1, 0, 1, "gen_ai.operation.name", "invoke_agent", "gen_ai.agent.name", "planner"),
-				span(1, 2, 1, 2, "openinference.span.kind", "LLM", "llm.output_messages.0.message.tool_calls.0.tool_call.function.name", "ls",
-					"llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments", "{}"),
-				span(1, 3, 1, 4, "openinference.span.kind", "TOOL", "tool.name", "ls", "output.value", "a.txt"),
-			},
-			steps: "0 tool_call assistant @planner ls({}) #span:0200000000000000:0 [0200000000000000] \n1 tool_result tool @planner ls() #span:0200000000000000:0 [0300000000000000] a.txt\n",
-		},
-		{
-			name: "messages that are not JSON are kept as text",
-			spans: []OTelSpan{
-				span(1, 1, 0, 1, "gen_ai.operation.name", "chat", "gen_ai.input.messages", "[not json", "gen_ai.output.messages", "plain answer"),
-			},
-			steps: "0 message user [0100000000000000] [not json\n1 final assistant [0100000000000000] plain answer\n",
-			notes: `span 0100000000000000 "s1": gen_ai.input.messages is not a list of messages (invalid character 'o' in literal null (expecting 'u')); kept as text`,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tr, notes := OTelTrace(tt.spans, "otlp-json", "mem")
-			if tr == nil {
-				t.Fatal("no trace")
-			}
-			if got := otlpSteps(tr); got != tt.steps {
-				t.Errorf("steps:\n%s\nwant:\n%s", got, tt.steps)
-			}
-			if got := strings.Join(notes, "|"); got != tt.notes {
-				t.Errorf("notes %q, want %q", got, tt.notes)
-			}
-			if p := tr.Validate(); len(p) > 0 {
-				t.Errorf("invalid: %v", p)
-			}
-		})
-	}
-	if tr, notes := OTelTrace([]OTelSpan{span(1, 1, 0, 1, "http.route", "/")}, "otlp-json", "mem"); tr != nil || len(notes) != 1 {
-		t.Errorf("a trace of no agent: %v %v", tr, notes)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -201,36 +202,9 @@ func splitJSON(raw json.RawMessage, open byte) ([]member, error) {
 	return out, nil
 }
 
-// textOf reads a field that should hold text: a string, a number, or a
-// list of lines (see looseText); null and absence are "". ok is false for
-// anything else.
-func textOf(raw json.RawMessage) (string, bool) {
-	switch FirstByte(raw) {
-	case 0, 'n':
-		return "", true
-	}
-	return looseText(raw)
-}
-
-// rawText turns a JSON value into text: a string unquoted, anything else
-// (an object of arguments, a tool's structured response) compact JSON.
-func rawText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	}
-	return compactJSON(raw)
-}
-
 // boolOf reads a boolean written as JSON or as a string ("True", "false").
 func boolOf(raw json.RawMessage) (value, ok bool) {
-	s, isText := textOf(raw)
+	s, isText := jsontext.TextOf(raw)
 	if !isText {
 		s = string(bytes.TrimSpace(raw))
 	}
@@ -289,7 +263,7 @@ func scoreOutcome(metric string, raw json.RawMessage) (trace.Outcome, bool) {
 			v = 1
 		}
 	case '"':
-		s, _ := textOf(raw)
+		s, _ := jsontext.TextOf(raw)
 		w, ok := scoreWords[strings.ToLower(strings.TrimSpace(s))]
 		if !ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)

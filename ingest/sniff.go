@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 )
 
 // jsonKeys scans the first JSON value in head, which may be cut off anywhere,
@@ -93,15 +95,9 @@ func firstLines(head []byte, n int) [][]byte {
 
 // FirstByte returns the first byte of data past a byte-order mark and white
 // space, or 0: enough to tell a JSON array from an object from anything else.
-func FirstByte(head []byte) byte {
-	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
-	t = bytes.TrimLeft(t, " \t\r\n")
-	if len(t) == 0 {
-		return 0
-	}
-	return t[0]
-}
+// It is exported for sniffers outside ingest; the one definition is
+// jsontext's, since the JSON text helpers below ingest read values by it too.
+func FirstByte(head []byte) byte { return jsontext.FirstByte(head) }
 
 // lineReader yields the lines of a stream one at a time, of any length,
 // counting them. The returned slice is valid until the next call.

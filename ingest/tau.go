@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -15,7 +16,7 @@ import (
 // {task: {user_id, instruction, actions, outputs}, source, user_cost,
 // reward_info: {reward, info, actions}, error}, traj, trial}, an array of
 // them in a results file, one a file elsewhere. traj is the conversation as
-// OpenAI chat messages (see chatMessage): the domain's policy as the system
+// OpenAI chat messages (see chat.Message): the domain's policy as the system
 // prompt, a simulated customer following info.task.instruction as the user,
 // and the agent's tool calls against the domain's database.
 type TauBench struct{}
@@ -72,8 +73,8 @@ func (TauBench) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) e
 			r.skip(raw, err)
 			return nil
 		}
-		task, ok := textOf(rec.TaskID)
-		trial, ok2 := textOf(rec.Trial)
+		task, ok := jsontext.TextOf(rec.TaskID)
+		trial, ok2 := jsontext.TextOf(rec.Trial)
 		if !ok || !ok2 {
 			r.report(r.line, Error, "task_id and trial should be numbers or text; record skipped")
 			return nil
@@ -94,7 +95,7 @@ func (TauBench) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) e
 		if msg, failed := toolError(rec.Info.Error); failed {
 			// A run that crashed (a context overflow, an API error) keeps its
 			// error instead of a task.
-			t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: "error", Text: joinNonEmpty(msg, rec.Info.Traceback)})
+			t.Append(trace.Step{Kind: trace.KindError, Role: trace.RoleHarness, Type: "error", Text: jsontext.JoinNonEmpty(msg, rec.Info.Traceback)})
 		}
 		tauMeta(t, &rec)
 		// tau-bench's pass criterion: success when the reward is 1 (the
@@ -104,7 +105,7 @@ func (TauBench) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) e
 			var parts []string
 			for _, k := range []string{"r_actions", "r_outputs"} {
 				if v, ok := rec.Info.RewardInfo.Info[k]; ok {
-					parts = append(parts, k+"="+compactJSON(v))
+					parts = append(parts, k+"="+jsontext.Compact(v))
 				}
 			}
 			o.Detail = strings.Join(parts, " ")
@@ -123,7 +124,7 @@ func tauMeta(t *trace.Trace, rec *tauRecord) {
 	task := &rec.Info.Task
 	t.SetMeta("user_id", task.UserID)
 	t.SetMeta("user_source", rec.Info.Source)
-	if cost, ok := textOf(rec.Info.UserCost); ok {
+	if cost, ok := jsontext.TextOf(rec.Info.UserCost); ok {
 		t.SetMeta("user_cost", cost)
 	}
 	var actions []string
@@ -133,7 +134,7 @@ func tauMeta(t *trace.Trace, rec *tauRecord) {
 	t.SetMeta("expected_actions", strings.Join(actions, ", "))
 	var outputs []string
 	for _, o := range task.Outputs {
-		outputs = append(outputs, compactJSON(o))
+		outputs = append(outputs, jsontext.Compact(o))
 	}
 	t.SetMeta("expected_outputs", strings.Join(outputs, ", "))
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -92,7 +93,7 @@ func whoWhenTrace(raw json.RawMessage, r *record, ids uniqueIDs) *trace.Trace {
 		return nil
 	}
 	field := func(name string, raw json.RawMessage) string {
-		s, ok := textOf(raw)
+		s, ok := jsontext.TextOf(raw)
 		if !ok {
 			r.report(r.at(lines[name]), Error, "field %q should be text, found %s; ignored", name, JSONKind(raw))
 		}
@@ -110,7 +111,7 @@ func whoWhenTrace(raw json.RawMessage, r *record, ids uniqueIDs) *trace.Trace {
 		r.report(r.at(lines["system_prompt"]), Error, `field "system_prompt" %v; ignored`, err)
 	}
 	for _, p := range prompts {
-		text, ok := textOf(p.raw)
+		text, ok := jsontext.TextOf(p.raw)
 		if !ok {
 			r.report(r.at(lines["system_prompt"]+p.lines), Error, "system prompt of %q should be text, found %s; ignored", p.key, JSONKind(p.raw))
 			continue
@@ -138,11 +139,11 @@ func whoWhenTrace(raw json.RawMessage, r *record, ids uniqueIDs) *trace.Trace {
 			Name    json.RawMessage `json:"name"`
 		}
 		err := json.Unmarshal(m.raw, &msg)
-		role, roleOK := textOf(msg.Role)
-		name, nameOK := textOf(msg.Name)
+		role, roleOK := jsontext.TextOf(msg.Role)
+		name, nameOK := jsontext.TextOf(msg.Name)
 		if FirstByte(m.raw) != '{' || err != nil || !roleOK || !nameOK {
-			r.report(r.at(lines["history"]+m.lines), Error, "history %d should be a message {content, role, name}, found %s; kept as a system step", i, trace.Clip(compactJSON(m.raw), 60))
-			t.Append(trace.Step{Kind: trace.KindSystem, Type: "unreadable", Text: compactJSON(m.raw)})
+			r.report(r.at(lines["history"]+m.lines), Error, "history %d should be a message {content, role, name}, found %s; kept as a system step", i, trace.Clip(jsontext.Compact(m.raw), 60))
+			t.Append(trace.Step{Kind: trace.KindSystem, Type: "unreadable", Text: jsontext.Compact(m.raw)})
 			continue
 		}
 		if name != "" {
@@ -213,7 +214,7 @@ func (m whoWhenMistake) add(t *trace.Trace, r *record, offset, n int) {
 	default:
 		f.Steps = []int{offset + k}
 		if s := t.Steps[offset+k]; m.agent != "" && !strings.EqualFold(s.Agent, m.agent) {
-			r.report(m.line, Notice, "mistake_step %d is spoken by %q, mistake_agent is %q", k, firstNonEmpty(s.Agent, s.Role), m.agent)
+			r.report(m.line, Notice, "mistake_step %d is spoken by %q, mistake_agent is %q", k, jsontext.FirstNonEmpty(s.Agent, s.Role), m.agent)
 		}
 	}
 	t.Findings = append(t.Findings, f)

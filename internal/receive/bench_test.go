@@ -24,6 +24,7 @@ import (
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/ingest/otel"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -208,7 +209,7 @@ func BenchmarkReceive(b *testing.B) {
 
 // BenchmarkOpenTraceMemory measures the heap an open trace holds (the
 // template's runs: 10 spans, about 9 KB of GenAI attributes each) next to
-// what the limits count for it (OTelSpan.Size).
+// what the limits count for it (otel.Span.Size).
 func BenchmarkOpenTraceMemory(b *testing.B) {
 	const traces = 2000
 	template := benchTemplate()
@@ -222,7 +223,7 @@ func BenchmarkOpenTraceMemory(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, retry, tooBig := r.accept(ingest.OTelSpans(td, func(string, error) {}), "otlp-proto", time.Now()); retry > 0 || tooBig != "" {
+			if _, retry, tooBig := r.accept(otel.Spans(td, func(string, error) {}), "otlp-proto", time.Now()); retry > 0 || tooBig != "" {
 				b.Fatal("refused")
 			}
 		}

@@ -1,8 +1,8 @@
 // Package receive is faultline's live OpenTelemetry receiver: OTLP/HTTP
 // POST /v1/traces, protobuf or JSON, gzip or not. Spans are held per trace id
 // until the trace is complete, then mapped to a trace.Trace by the same code
-// that reads OTLP files (ingest.OTelTrace) and handed to an ingest.Sink (the
-// store, behind the detectors).
+// that maps OTLP files (otel.Trace, of ingest/otel) and handed to an
+// ingest.Sink (the store, behind the detectors).
 //
 // A trace is complete when its root span (the one without a parent) has
 // arrived and no span of it came for RootWait, the grace that lets a
@@ -15,7 +15,7 @@
 // has fewer steps than the stored one; the refusal is logged.
 //
 // Memory is bounded: MaxTraces open traces, MaxSpans spans and MaxBytes of
-// span content (as OTelSpan.Size estimates it) are held at most, counting
+// span content (as otel.Span.Size estimates it) are held at most, counting
 // traces waiting to be stored. A request that would pass a limit is rejected
 // whole with 429 Too Many Requests and a Retry-After, which OTLP exporters
 // retry; nothing is evicted, so a stored trace is never cut short by load. A
@@ -51,6 +51,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/ingest/otel"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -116,7 +117,7 @@ type Receiver struct {
 // openTrace is one trace being assembled.
 type openTrace struct {
 	id     pcommon.TraceID
-	spans  []ingest.OTelSpan
+	spans  []otel.Span
 	ids    map[pcommon.SpanID]bool
 	bytes  int
 	format string
@@ -248,7 +249,7 @@ func (r *Receiver) store(ctx context.Context) {
 }
 
 func (r *Receiver) storeOne(ctx context.Context, ot *openTrace) error {
-	t, notes := ingest.OTelTrace(ot.spans, ot.format, r.cfg.Source)
+	t, notes := otel.Trace(ot.spans, ot.format, r.cfg.Source)
 	for _, n := range notes {
 		r.cfg.Log.Info("trace "+ot.id.String()+": "+n, "trace", ot.id.String())
 	}
@@ -336,7 +337,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	var problems []string
 	noIDs := 0
-	spans := ingest.OTelSpans(td, func(where string, err error) {
+	spans := otel.Spans(td, func(where string, err error) {
 		noIDs++
 		if len(problems) < 3 {
 			problems = append(problems, where+": "+err.Error())
@@ -412,7 +413,7 @@ func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) ([]byte, i
 // how many spans came for traces already stored (rejected), or, when the
 // spans do not fit, how long until they might (retry) or why they never will
 // (tooBig).
-func (r *Receiver) accept(spans []ingest.OTelSpan, format string, now time.Time) (late int, retry time.Duration, tooBig string) {
+func (r *Receiver) accept(spans []otel.Span, format string, now time.Time) (late int, retry time.Duration, tooBig string) {
 	// The spans' sizes walk their attributes: worked out once, outside the lock.
 	sizes := make([]int, len(spans))
 	size := 0
@@ -546,8 +547,8 @@ func writeResponse(w http.ResponseWriter, enc encoding, rejected int64, problems
 		var partial []byte
 		partial = binary.AppendUvarint(partial, 1<<3) // rejected_spans, a varint (wire type 0)
 		partial = binary.AppendUvarint(partial, uint64(rejected))
-		partial = ingest.ProtoAppendLen(partial, 2, []byte(msg)) // error_message
-		body = ingest.ProtoAppendLen(nil, 1, partial)            // partial_success
+		partial = otel.ProtoAppendLen(partial, 2, []byte(msg)) // error_message
+		body = otel.ProtoAppendLen(nil, 1, partial)            // partial_success
 	}
 	w.Header().Set("Content-Type", enc.contentType())
 	w.WriteHeader(http.StatusOK)
@@ -563,7 +564,7 @@ func writeStatus(w http.ResponseWriter, enc encoding, httpStatus, code int, mess
 	} else {
 		body = binary.AppendUvarint(body, 1<<3) // code, a varint (wire type 0)
 		body = binary.AppendUvarint(body, uint64(code))
-		body = ingest.ProtoAppendLen(body, 2, []byte(message)) // message
+		body = otel.ProtoAppendLen(body, 2, []byte(message)) // message
 	}
 	w.Header().Set("Content-Type", enc.contentType())
 	w.WriteHeader(httpStatus)
