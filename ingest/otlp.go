@@ -11,12 +11,6 @@ import (
 // what the spans become is package otel's, which the receiver shares. What
 // is theirs alone is here: gathering a file's spans by trace before mapping.
 
-// OTelStatusMetric is otel.StatusMetric, the outcome a failed root span
-// gives a trace of the OTLP formats. It is named here too because readers of
-// ingest's traces compare outcomes with it (internal/analyze's tests do)
-// without otherwise needing the mapping.
-const OTelStatusMetric = otel.StatusMetric
-
 // otelCollector groups the spans of a file by trace id, remembering where
 // each trace was first seen, since a trace's spans may be spread over many
 // records (the collector's file exporter writes one batch per line).

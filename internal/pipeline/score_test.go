@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/faultline/faultline/ingest/otel"
 	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"github.com/faultline/faultline/ingest"
@@ -47,7 +48,7 @@ func TestScoreStoredScoresOnlyITBenchRuns(t *testing.T) {
 	runs := []*trace.Trace{
 		answered("zero", itbench.System, "otel-demo/ConfigMap/flagd-config"),
 		answered("inspect", "inspect", "x", trace.Outcome{Source: trace.FormatOutcomeSource, Metric: "model_graded_fact", Success: &yes}),
-		answered("otel", "", "x", trace.Outcome{Source: trace.FormatOutcomeSource, Metric: ingest.OTelStatusMetric, Success: &no}),
+		answered("otel", "", "x", trace.Outcome{Source: trace.FormatOutcomeSource, Metric: otel.StatusMetric, Success: &no}),
 	}
 	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/runs", Hash: "h"}, runs...); err != nil {
 		t.Fatal(err)
