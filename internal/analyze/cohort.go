@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/stats"
@@ -302,8 +300,18 @@ type cohort struct {
 	sources   []string
 }
 
+// CohortLoader is what a cohort report reads from a store: the selection in
+// bulk, never a trace at a time.
+type CohortLoader interface {
+	// LoadCohort returns the traces with the given ids (all when nil), the
+	// annotation sources on them, and which source annotated which trace,
+	// and calls mark with every finding of the selected sources that marks
+	// a mode present.
+	LoadCohort(ctx context.Context, ids []string, sources []string, mark func(store.Mark)) (*store.Cohort, error)
+}
+
 // BuildReport computes the cohort report of the stored traces.
-func BuildReport(ctx context.Context, st *sqlite.Store, opt ReportOptions) (*Report, error) {
+func BuildReport(ctx context.Context, st CohortLoader, opt ReportOptions) (*Report, error) {
 	if opt.By == "" {
 		opt.By = "model"
 	}

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/internal/store"
@@ -512,6 +510,19 @@ func detectorModes() []string {
 	return modes
 }
 
+// VerdictSource is what reading a stored source as labels needs from a
+// store.
+type VerdictSource interface {
+	// Sources lists the annotation sources on the given traces.
+	Sources(ctx context.Context, ids []string) ([]string, error)
+	// DetectedWith returns, by trace id, the detector set whose findings
+	// each trace carries.
+	DetectedWith(ctx context.Context, ids []string) (map[string]string, error)
+	// ModeVerdicts streams the findings with a mode of the selected sources
+	// on the given traces.
+	ModeVerdicts(ctx context.Context, ids []string, sources []string, fn func(store.ModeVerdict) error) error
+}
+
 // StoredLabels reads what the annotation sources selected by source (as
 // store.MatchSource selects them: "mad" takes every mad:… source) stored on
 // the given traces, as labels. Several sources are pooled: a mode is
@@ -521,7 +532,7 @@ func detectorModes() []string {
 // mode one of them looks for and none reported is absent. Detector
 // findings of another detector set are left out, as are modes outside MAST
 // and the system codes.
-func StoredLabels(ctx context.Context, st *sqlite.Store, source string, ids []string) (*labels.Set, error) {
+func StoredLabels(ctx context.Context, st VerdictSource, source string, ids []string) (*labels.Set, error) {
 	selected := []string{source}
 	all, err := st.Sources(ctx, ids)
 	if err != nil {

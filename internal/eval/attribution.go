@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/stats"
@@ -74,6 +72,15 @@ type AttributionRow struct {
 	NearHit  bool   `json:"near_hit"`
 }
 
+// StepReader is what attribution reads from a store: a trace's header and
+// findings, and a few of its steps.
+type StepReader interface {
+	// LoadHeader returns a trace with its findings and outcomes but no
+	// steps, and its step count.
+	LoadHeader(ctx context.Context, id string) (*trace.Trace, int, error)
+	StepsAt(ctx context.Context, id string, idx []int) ([]trace.Step, error)
+}
+
 // Attribute measures the source (selected as store.MatchSource selects:
 // "judge" takes every judge:… source) against the decisive-error labels of
 // every other source on the given traces. It returns nil when none of the
@@ -81,7 +88,7 @@ type AttributionRow struct {
 // names (ingest.MetaMistakeAgent: Who&When names it apart from the step),
 // else the agent of the labelled step; agents are compared ignoring case,
 // as Who&When writes "Websurfer" for the agent that calls itself WebSurfer.
-func Attribute(ctx context.Context, st *sqlite.Store, source string, ids []string, opt AgreementOptions) (*Attribution, error) {
+func Attribute(ctx context.Context, st StepReader, source string, ids []string, opt AgreementOptions) (*Attribution, error) {
 	selected := []string{source}
 	a := &Attribution{Source: source, Labels: []string{}, Rows: []AttributionRow{}, Within: opt.Within,
 		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: stats.Level}}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/stats"
@@ -36,11 +34,18 @@ type DetectorRow struct {
 	Exact   int `json:"exact"`
 }
 
+// FindingReader is what holding detectors against labels reads from a
+// store.
+type FindingReader interface {
+	// Findings returns every finding on a trace.
+	Findings(ctx context.Context, traceID string) ([]trace.Finding, error)
+}
+
 // AgreeDetectors holds each current detector against the reference labels
 // ref, on the labelled traces, from the detector findings stored for them
 // (which must be the current detector set's: eval re-runs the detectors
 // first). Detectors whose mode the labels never decide are left out.
-func AgreeDetectors(ctx context.Context, st *sqlite.Store, ref *labels.Set) ([]DetectorRow, error) {
+func AgreeDetectors(ctx context.Context, st FindingReader, ref *labels.Set) ([]DetectorRow, error) {
 	byTraceMode := byTrace(ref)
 	ids := make([]string, 0, len(byTraceMode))
 	for id := range byTraceMode {
