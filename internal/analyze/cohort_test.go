@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"testing"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
-	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/store/memory"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -21,14 +18,8 @@ type cohortSpec struct {
 	modes     map[string]int
 }
 
-func buildStore(t *testing.T, specs []cohortSpec) *sqlite.Store {
+func buildStore(t *testing.T, specs []cohortSpec) *memory.Store {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	var traces []*trace.Trace
 	for _, s := range specs {
 		tr := &trace.Trace{ID: s.id, Format: "codex", Model: s.model}
@@ -49,10 +40,7 @@ func buildStore(t *testing.T, specs []cohortSpec) *sqlite.Store {
 		}
 		traces = append(traces, tr)
 	}
-	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/cohort", Hash: "h"}, traces...); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return memory.New(traces...)
 }
 
 var yes, no = ptr(true), ptr(false)

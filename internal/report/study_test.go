@@ -3,15 +3,12 @@ package report
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
-	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/store/memory"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -104,19 +101,10 @@ func (m studyModel) traceList() []*trace.Trace {
 	return out
 }
 
-// storeOf stores traces in a new database, as one ingested file.
-func storeOf(t *testing.T, traces []*trace.Trace) *sqlite.Store {
+// storeOf holds traces in memory, as a store would after ingesting them.
+func storeOf(t *testing.T, traces []*trace.Trace) *memory.Store {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/cohort", Hash: "h"}, traces...); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return memory.New(traces...)
 }
 
 func contains(list []string, s string) bool {

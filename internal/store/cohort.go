@@ -1,6 +1,10 @@
 package store
 
-import "github.com/faultline/faultline/trace"
+import (
+	"encoding/json"
+
+	"github.com/faultline/faultline/trace"
+)
 
 // Cohort is what a cohort report reads from the store, loaded in bulk: a few
 // queries over the whole selection rather than a Load per trace, and only
@@ -41,4 +45,18 @@ type Mark struct {
 	Trace int32
 	Step  int32
 	Mode  string
+}
+
+// UndecidedStatus returns the status a scorer recorded on an undecided
+// outcome ({"status": "not a diagnosis", ...} in its detail), "" when none.
+func UndecidedStatus(outcomes []trace.Outcome) string {
+	for _, o := range outcomes {
+		var d struct {
+			Status string `json:"status"`
+		}
+		if o.Success == nil && json.Unmarshal([]byte(o.Detail), &d) == nil && d.Status != "" {
+			return d.Status
+		}
+	}
+	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -75,7 +74,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	for i, os := range outcomes {
 		c.Traces[i].Outcome = trace.PrimaryOutcome(os)
 		if c.Traces[i].Outcome == nil {
-			c.Traces[i].Undecided = undecidedStatus(os)
+			c.Traces[i].Undecided = store.UndecidedStatus(os)
 		}
 	}
 
@@ -181,18 +180,4 @@ func (s *Store) each(ctx context.Context, query string, scan func(*sql.Rows) err
 		}
 	}
 	return rows.Err()
-}
-
-// undecidedStatus returns the status a scorer recorded on an undecided
-// outcome ({"status": "not a diagnosis", ...} in its detail), "" when none.
-func undecidedStatus(outcomes []trace.Outcome) string {
-	for _, o := range outcomes {
-		var d struct {
-			Status string `json:"status"`
-		}
-		if o.Success == nil && json.Unmarshal([]byte(o.Detail), &d) == nil && d.Status != "" {
-			return d.Status
-		}
-	}
-	return ""
 }

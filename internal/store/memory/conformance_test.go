@@ -1,0 +1,133 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/store/sqlite"
+	"github.com/faultline/faultline/trace"
+)
+
+// conformanceTraces is a small cohort with what the readers tell apart:
+// several sources (one silent detector run, a judge, a labeller, MAD
+// annotators), located and unlocated findings, absent and unmapped ones,
+// decided, undecided and missing outcomes.
+func conformanceTraces() []*trace.Trace {
+	yes, no := true, false
+	one := 1.0
+	mk := func(id, model string, detected string, outcomes []trace.Outcome, fs ...trace.Finding) *trace.Trace {
+		t := &trace.Trace{ID: id, Format: "codex", Model: model, System: "itbench-zero", Scenario: "2", DetectedWith: detected, Outcomes: outcomes}
+		for range 8 {
+			t.Append(trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Text: "x"})
+		}
+		t.Findings = fs
+		return t
+	}
+	f := func(src, mode string, v trace.Verdict, steps ...int) trace.Finding {
+		return trace.Finding{Source: src, Mode: mode, Verdict: v, Steps: steps}
+	}
+	return []*trace.Trace{
+		mk("a", "m1", "r1", []trace.Outcome{{Source: "itbench", Metric: "root_cause_recall", Score: &one, Success: &yes}},
+			f("detector", "FM-1.3", trace.Present, 4, 2), f("judge:x", "FM-1.3", trace.Present, 7), f("judge:x", "FM-2.6", trace.Absent),
+			f("human:ann", "FM-3.3", trace.Present)),
+		mk("b", "m1", "", []trace.Outcome{{Source: "itbench", Metric: "root_cause_recall", Detail: `{"status":"not a diagnosis","problem":"a remediation task"}`}},
+			f("mad:annotator_1", "FM-1.1", trace.Present, 0), f("mad:annotator_2", "", trace.Present)),
+		mk("c", "m2", "r1", []trace.Outcome{{Source: "labels", Success: &no}}, f("detector", "SYS-1", trace.Present, 3)),
+		mk("d", "m2", "r1", nil),
+	}
+}
+
+// TestConformsToSQLite holds the memory backend to the SQLite backend's
+// answers on the same traces, for every reader the analysis packages use.
+func TestConformsToSQLite(t *testing.T) {
+	ctx := context.Background()
+	sq, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sq.Close()
+	if _, err := ingest.StoreFile(ctx, sq, ingest.FileInfo{Path: "/c", Hash: "h"}, conformanceTraces()...); err != nil {
+		t.Fatal(err)
+	}
+	mem := New(conformanceTraces()...)
+
+	type cohortReader interface {
+		LoadCohort(ctx context.Context, ids []string, sources []string, mark func(store.Mark)) (*store.Cohort, error)
+	}
+	cohort := func(r cohortReader, ids, sources []string) string {
+		var marks []string
+		c, err := r.LoadCohort(ctx, ids, sources, func(m store.Mark) { marks = append(marks, fmt.Sprint(m)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Strings(marks)
+		var traces []string
+		for _, ct := range c.Traces {
+			outcome := "none"
+			if o := ct.Outcome; o != nil {
+				outcome = fmt.Sprint(o.Source, o.Metric, *o.Success)
+			}
+			traces = append(traces, fmt.Sprint(ct.ID, ct.Model, ct.System, ct.Scenario, outcome, ct.Undecided, ct.Detected))
+		}
+		return fmt.Sprintf("%v %v %v %v", traces, c.Sources, c.Annotations, marks)
+	}
+	for _, sel := range []struct{ ids, sources []string }{
+		{nil, nil}, {[]string{"c", "a", "zz"}, nil}, {nil, []string{"judge"}}, {[]string{"a", "b"}, []string{"mad", "human:ann"}},
+	} {
+		if got, want := cohort(mem, sel.ids, sel.sources), cohort(sq, sel.ids, sel.sources); got != want {
+			t.Errorf("LoadCohort(%v, %v):\nmemory %s\nsqlite %s", sel.ids, sel.sources, got, want)
+		}
+	}
+
+	ids := []string{"a", "b", "c", "d"}
+	for _, r := range []struct {
+		name     string
+		mem, sql func() (any, error)
+	}{
+		{"Sources", func() (any, error) { return mem.Sources(ctx, ids) }, func() (any, error) { return sq.Sources(ctx, ids) }},
+		{"DetectedWith", func() (any, error) { return mem.DetectedWith(ctx, ids) }, func() (any, error) { return sq.DetectedWith(ctx, ids) }},
+		{"ModeVerdicts", func() (any, error) { return verdicts(ctx, mem, ids) }, func() (any, error) { return verdicts(ctx, sq, ids) }},
+		{"Findings", func() (any, error) { return findings(ctx, mem, "a") }, func() (any, error) { return findings(ctx, sq, "a") }},
+	} {
+		got, err1 := r.mem()
+		want, err2 := r.sql()
+		if err1 != nil || err2 != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: memory %v (%v), sqlite %v (%v)", r.name, got, err1, want, err2)
+		}
+	}
+}
+
+type verdictReader interface {
+	ModeVerdicts(ctx context.Context, ids []string, sources []string, fn func(store.ModeVerdict) error) error
+}
+
+func verdicts(ctx context.Context, r verdictReader, ids []string) ([]string, error) {
+	var out []string
+	err := r.ModeVerdicts(ctx, ids, nil, func(v store.ModeVerdict) error {
+		out = append(out, fmt.Sprint(v))
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+type findingReader interface {
+	Findings(ctx context.Context, traceID string) ([]trace.Finding, error)
+}
+
+// findings lists a trace's findings by source, mode and verdict, sorted.
+func findings(ctx context.Context, r findingReader, id string) ([]string, error) {
+	fs, err := r.Findings(ctx, id)
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprint(f.Source, f.Mode, f.Verdict, f.Steps))
+	}
+	slices.Sort(out)
+	return out, err
+}
