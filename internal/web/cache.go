@@ -3,8 +3,6 @@ package web
 import (
 	"context"
 	"sync"
-
-	"github.com/faultline/faultline/internal/store/sqlite"
 )
 
 // pageCache keeps the costly part of recent pages (the cohort report of a
@@ -25,7 +23,7 @@ const pagesKept = 16
 
 // get returns the value kept for key at the store's current revision, or
 // computes it with build and keeps it. cached says which happened.
-func (c *pageCache[V]) get(ctx context.Context, st *sqlite.Store, key string, build func() (V, error)) (v V, cached bool, err error) {
+func (c *pageCache[V]) get(ctx context.Context, st Store, key string, build func() (V, error)) (v V, cached bool, err error) {
 	revision, err := st.Revision(ctx)
 	if err != nil {
 		return v, false, err

@@ -21,14 +21,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/faultline/faultline/internal/score"
 )
 
 // Config is what a Server serves and how.
 type Config struct {
-	Store *sqlite.Store
+	Store Store
 	// Token, when set, must come with every request (see security.go);
 	// serving beyond loopback requires one.
 	Token string
