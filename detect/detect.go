@@ -112,7 +112,7 @@ func Run(t *trace.Trace, ds []*Detector) ([]trace.Finding, []error) {
 			out = append(out, f)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return firstStep(out[i]) < firstStep(out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].FirstStep() < out[j].FirstStep() })
 	return out, errs
 }
 
@@ -124,13 +124,6 @@ func Lookup(name string) (*Detector, bool) {
 		}
 	}
 	return nil, false
-}
-
-func firstStep(f trace.Finding) int {
-	if len(f.Steps) == 0 {
-		return -1
-	}
-	return f.Steps[0]
 }
 
 // quoteFrom returns a verbatim excerpt of s of at most n bytes, cut at a rune

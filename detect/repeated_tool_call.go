@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/trace"
+	"github.com/faultline/faultline/trace/toolcall"
 )
 
 // RepeatedToolCall finds FM-1.3 step repetition in its plainest form.
@@ -108,7 +109,7 @@ func reportGroup(p *Pass, calls []int) {
 // see: it writes a file, or changes the system (kubectl apply and the like,
 // tested for only when one of the commands appears at all).
 func mayChangeState(cmd string) bool {
-	if len(writtenFiles(cmd)) > 0 {
+	if len(toolcall.WrittenFiles(cmd)) > 0 {
 		return true
 	}
 	return containsAny(cmd, []string{"kubectl", "oc ", "helm", "systemctl", "service "}) && changesSystem.MatchString(cmd)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/trace"
+	"github.com/faultline/faultline/trace/toolcall"
 )
 
 // ToolingDetour finds FM-2.3 where a tool error sends the agent off debugging its own tooling.
@@ -42,7 +43,7 @@ func ownScripts(f *facts, output string) []string {
 		}
 		cmd := f.command(i)
 		patch := strings.Contains(cmd, "*** ")
-		for _, file := range writtenFiles(cmd) {
+		for _, file := range toolcall.WrittenFiles(cmd) {
 			name := path.Base(file)
 			if !seen[name] && (patch || scriptExt[path.Ext(name)]) {
 				seen[name] = true

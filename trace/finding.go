@@ -126,3 +126,12 @@ func PrimaryOutcome(outcomes []Outcome) *Outcome {
 	}
 	return best
 }
+
+// FirstStep is the first step the finding cites, as cited (findings are
+// ordered by it), or -1 when it cites none.
+func (f Finding) FirstStep() int {
+	if len(f.Steps) == 0 {
+		return -1
+	}
+	return f.Steps[0]
+}

@@ -93,7 +93,9 @@ func TestLayers(t *testing.T) {
 		{"the store vocabulary holds no database code", func(p string) bool { return p == "internal/store" }, []string{"trace"}, nil},
 		{"no store links the judge", func(p string) bool { return under(p, "internal/store") }, nil, []string{"internal/judge"}},
 		{"the analysis packages read stores through their interfaces",
-			func(p string) bool { return under(p, "internal/analyze") || under(p, "internal/eval") || under(p, "internal/report") || under(p, "internal/pipeline") },
+			func(p string) bool {
+				return under(p, "internal/analyze") || under(p, "internal/eval") || under(p, "internal/report") || under(p, "internal/pipeline")
+			},
 			nil, []string{"internal/store/sqlite", "internal/web", "cmd"}},
 		{"the web UI reads the store through its interface", func(p string) bool { return p == "internal/web" }, nil, []string{"internal/store/sqlite"}},
 		{"the library (trace, taxonomy, ingest, detect, stats) uses no application package",

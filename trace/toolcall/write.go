@@ -237,6 +237,39 @@ func writeMode(after string) bool {
 		strings.HasPrefix(rest, `'a`) || strings.HasPrefix(rest, `"a`)
 }
 
+// WrittenFiles lists the files a command line writes by a patch ("***
+// Add File:", "*** Update File:", "*** Delete File:") or an output
+// redirection ("> f", ">> f"; not "2>&1", "->" or ">="), as the command
+// names them, whatever the file. It runs on every command of a run, so it
+// scans by hand rather than with regular expressions.
+func WrittenFiles(cmd string) []string {
+	var out []string
+	for _, op := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: "} {
+		for rest := cmd; ; {
+			i := strings.Index(rest, op)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(op):]
+			// A patch inside JSON-escaped arguments ends its line with "\n".
+			end := strings.IndexAny(rest, " \t\r\n\\")
+			if end < 0 {
+				end = len(rest)
+			}
+			if end > 0 {
+				out = append(out, rest[:end])
+			}
+		}
+	}
+	for _, r := range redirects(cmd) {
+		target := strings.Trim(r.target, `'"`)
+		if target != "" && (target[0] == '/' || isAlnum(target[0]) || strings.IndexByte("._@%+~-", target[0]) >= 0) {
+			out = append(out, target)
+		}
+	}
+	return out
+}
+
 // redirection is one "> target" or ">> target" of a command line.
 type redirection struct {
 	target  string
@@ -284,7 +317,7 @@ func redirects(cmd string) []redirection {
 					j++
 					break
 				}
-			} else if strings.IndexByte(" \t\r\n<>|;&)", c) >= 0 {
+			} else if strings.IndexByte(" \t\r\n<>|;&)\\", c) >= 0 {
 				break
 			}
 			j++

@@ -181,3 +181,22 @@ func TestRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestWrittenFiles(t *testing.T) {
+	for _, tt := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"cat <<EOF > /w/a.py\nprint(1)\nEOF", []string{"/w/a.py"}},
+		{`echo "x" >> out.txt 2>&1`, []string{"out.txt"}},
+		{"grep x f 2>/dev/null | sort > sorted.txt", []string{"sorted.txt"}},
+		{"*** Begin Patch\n*** Add File: rca.sh\n+x\n*** Update File: b/c.py\n", []string{"rca.sh", "b/c.py"}},
+		{`python3 -c "if a -> b: pass"`, nil},
+		{"ls 2>&1", nil},
+		{`jq '.a >= 3' f`, nil},
+	} {
+		if got := WrittenFiles(tt.cmd); !slices.Equal(got, tt.want) {
+			t.Errorf("WrittenFiles(%q) = %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}

@@ -316,15 +316,8 @@ func (s *Store) Findings(ctx context.Context, traceID string) ([]trace.Finding, 
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	sort.SliceStable(out, func(i, j int) bool { return firstStep(out[i]) < firstStep(out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].FirstStep() < out[j].FirstStep() })
 	return out, nil
-}
-
-func firstStep(f trace.Finding) int {
-	if len(f.Steps) == 0 {
-		return -1
-	}
-	return f.Steps[0]
 }
 
 // DetectedWith returns, for the given traces, the detector set their stored
