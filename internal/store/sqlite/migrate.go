@@ -15,14 +15,13 @@ import (
 var migrations embed.FS
 
 // migrate applies, in order and each in its own transaction, every embedded
-// migration newer than the database's recorded version.
+// migration newer than the database's recorded version. Two processes may
+// open a new database at once, so each transaction re-reads the version after
+// taking the write lock (transactions begin IMMEDIATE) and skips a migration
+// the other process applied meanwhile.
 func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("creating schema_version: %w", err)
-	}
-	var current int
-	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
-		return fmt.Errorf("reading schema version: %w", err)
 	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
@@ -38,31 +37,56 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("migration %s: name must start with a number", base)
 		}
 		latest = max(latest, version)
-		if version <= current {
-			continue
-		}
 		body, err := migrations.ReadFile(name)
 		if err != nil {
 			return err
 		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			tx.Rollback()
+		if err := applyMigration(ctx, db, version, string(body)); err != nil {
 			return fmt.Errorf("migration %s: %w", base, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (?)`, version); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", base, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migration %s: %w", base, err)
-		}
+	}
+	current, err := schemaVersion(ctx, db)
+	if err != nil {
+		return err
 	}
 	if current > latest {
 		return fmt.Errorf("database schema version %d is newer than this faultline understands (%d); upgrade faultline", current, latest)
 	}
 	return nil
+}
+
+// applyMigration runs one migration unless the database already has it.
+func applyMigration(ctx context.Context, db *sql.DB, version int, body string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	current, err := schemaVersion(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if version <= current {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, body); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (?)`, version); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// rowQuerier is what schemaVersion needs of a database or a transaction.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func schemaVersion(ctx context.Context, q rowQuerier) (int, error) {
+	var current int
+	if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
+		return 0, fmt.Errorf("reading schema version: %w", err)
+	}
+	return current, nil
 }

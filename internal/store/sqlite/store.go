@@ -20,7 +20,7 @@ import (
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/trace"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
 )
 
 // Store is an open database.
@@ -50,8 +50,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// Transactions begin IMMEDIATE, taking the write lock at once: every one
 	// of them writes, and a read inside one (such as the stored step count a
 	// new trace is checked against) then holds until it commits, whatever
-	// another process writes meanwhile.
-	dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	// another process writes meanwhile. busy_timeout comes first: switching a
+	// new database to WAL takes a lock another opener may hold.
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -59,7 +60,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// One writer at a time is how SQLite works; a single connection also keeps
 	// the pragmas above in force for every statement.
 	db.SetMaxOpenConns(1)
-	if err := db.PingContext(ctx); err != nil {
+	if err := connect(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
@@ -69,6 +70,30 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	return &Store{db: db}, nil
 }
+
+// connect opens the one connection, applying the pragmas. Switching a new
+// database to WAL needs an exclusive lock, and SQLite reports a clash with
+// another process opening it at the same moment as busy at once rather than
+// waiting (the wait could deadlock), so connect waits and tries again, for as
+// long as busy_timeout would have.
+func connect(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
+		err := db.PingContext(ctx)
+		var sqliteErr *sqlite.Error
+		if err == nil || !errors.As(err, &sqliteErr) || sqliteErr.Code()&0xff != sqliteBusy || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+// sqliteBusy is SQLITE_BUSY, the primary result code of every busy error.
+const sqliteBusy = 5
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
@@ -95,11 +120,19 @@ func (s *Store) Revision(ctx context.Context) (string, error) {
 }
 
 // File implements ingest.Sink. It returns nil when the file's content is
-// already stored under the same path; otherwise it opens a transaction in
-// which the file's traces replace those it held before. A trace with fewer
-// steps than the one stored under its id is refused (see FewerSteps) unless
-// ReplaceFewerSteps allows it; a file with a refused trace is not recorded
-// as ingested, so that it is read, and refused, again.
+// already stored under the same path; otherwise its traces replace those it
+// held before, each stored whole or not at all. A trace with fewer steps
+// than the one stored under its id is refused (see FewerSteps) unless
+// ReplaceFewerSteps allows it; a file with a refused or failed trace is not
+// recorded as ingested, so that it is read, and reported, again.
+//
+// Writes are committed a few traces at a time (see batchTime), never a
+// whole file in one transaction: a large file must not hold SQLite's one
+// write lock for as long as it takes to read, while another ingest, the
+// receiver or a labeller waits. A file cut short by a crash or an
+// interruption leaves the traces it had committed, whole, and is not
+// recorded, so the next ingest reads it again and ends where a clean run
+// would.
 func (s *Store) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, error) {
 	var hash string
 	err := s.db.QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, f.Path).Scan(&hash)
@@ -109,29 +142,28 @@ func (s *Store) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, e
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return nil, fmt.Errorf("looking up file: %w", err)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("starting a transaction: %w", err)
-	}
 	// The file's previous traces are removed at Close, those it no longer
 	// holds: one it still holds is first compared with its new version, and
 	// stays if that version is refused.
-	previous, err := fileTraces(ctx, tx, f.Path)
+	previous, err := fileTraces(ctx, s.db, f.Path)
 	if err != nil {
-		tx.Rollback()
 		return nil, err
 	}
-	w, err := newWriter(ctx, tx)
-	if err != nil {
-		tx.Rollback()
-		return nil, err
-	}
-	return &fileSink{store: s, tx: tx, w: w, info: f, previous: previous}, nil
+	return &fileSink{store: s, info: f, previous: previous}, nil
 }
 
+// batchTime and batchTraces bound a write transaction of File: it commits
+// once it has been open this long or has stored this many traces, so that
+// the write lock is held for at most about one trace's write plus
+// batchTime, while a file of many small traces still costs few commits.
+const (
+	batchTime   = 200 * time.Millisecond
+	batchTraces = 500
+)
+
 // fileTraces returns the ids of the traces stored from a file.
-func fileTraces(ctx context.Context, tx *sql.Tx, file string) (map[string]bool, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM traces WHERE file = ?`, file)
+func fileTraces(ctx context.Context, db *sql.DB, file string) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id FROM traces WHERE file = ?`, file)
 	if err != nil {
 		return nil, fmt.Errorf("listing previous traces: %w", err)
 	}
@@ -152,17 +184,66 @@ func fileTraces(ctx context.Context, tx *sql.Tx, file string) (map[string]bool, 
 
 type fileSink struct {
 	store  *Store
-	tx     *sql.Tx
-	w      *writer
 	info   ingest.FileInfo
 	traces int
 	// previous holds the ids of the traces the file held before that it has
 	// not yet emitted again.
 	previous map[string]bool
+	// The open write transaction, nil between batches, with its statements,
+	// when it began and how many traces it holds.
+	tx      *sql.Tx
+	w       *writer
+	began   time.Time
+	batched int
+	failed  bool // a trace failed to store: the file is read again next time
+}
+
+// begin opens a write transaction when none is open.
+func (fs *fileSink) begin(ctx context.Context) error {
+	if fs.tx != nil {
+		return nil
+	}
+	tx, err := fs.store.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("starting a transaction: %w", err)
+	}
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		tx.Rollback()
+		return err
+	}
+	fs.tx, fs.w, fs.began, fs.batched = tx, w, time.Now(), 0
+	return nil
+}
+
+// commit ends the open transaction, if any.
+func (fs *fileSink) commit() error {
+	if fs.tx == nil {
+		return nil
+	}
+	fs.w.close()
+	tx := fs.tx
+	fs.tx, fs.w = nil, nil
+	if err := fs.store.commit(tx); err != nil {
+		return fmt.Errorf("committing: %w", err)
+	}
+	return nil
+}
+
+// rollback abandons the open transaction, if any.
+func (fs *fileSink) rollback() {
+	if fs.tx != nil {
+		fs.w.close()
+		fs.tx.Rollback()
+		fs.tx, fs.w = nil, nil
+	}
 }
 
 func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
 	delete(fs.previous, t.ID)
+	if err := fs.begin(ctx); err != nil {
+		return err
+	}
 	fewer, err := fs.w.fewerSteps(ctx, fs.info.Path, t)
 	if err != nil {
 		return err
@@ -173,34 +254,58 @@ func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
 		}
 		fs.store.replaced(*fewer)
 	}
+	// A trace is stored whole or not at all: what a failed insert left is
+	// rolled back to the savepoint, and the file's other traces go on.
+	if _, err := fs.tx.ExecContext(ctx, `SAVEPOINT trace`); err != nil {
+		return fmt.Errorf("trace %s: %w", t.ID, err)
+	}
+	if err := fs.w.putTrace(ctx, fs.info.Path, t); err != nil {
+		fs.failed = true
+		if _, rerr := fs.tx.ExecContext(ctx, `ROLLBACK TO trace; RELEASE trace`); rerr != nil {
+			fs.rollback()
+			return fmt.Errorf("%w (and undoing it: %v)", err, rerr)
+		}
+		return fmt.Errorf("%w; the trace is not stored", err)
+	}
+	if _, err := fs.tx.ExecContext(ctx, `RELEASE trace`); err != nil {
+		return fmt.Errorf("trace %s: %w", t.ID, err)
+	}
 	fs.traces++
-	return fs.w.putTrace(ctx, fs.info.Path, t)
+	fs.batched++
+	if fs.batched >= batchTraces || time.Since(fs.began) >= batchTime {
+		return fs.commit()
+	}
+	return nil
 }
 
 func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
-	defer fs.w.close()
 	if ctx.Err() != nil {
-		// Interrupted: keep the database as it was before this file.
-		return fs.tx.Rollback()
+		// Interrupted: the traces committed so far stay, whole; the file is
+		// not recorded, so it is read again.
+		fs.rollback()
+		return nil
+	}
+	if err := fs.begin(ctx); err != nil {
+		return err
 	}
 	for id := range fs.previous {
 		if _, err := fs.w.delTrace.ExecContext(ctx, id); err != nil {
-			fs.tx.Rollback()
+			fs.rollback()
 			return fmt.Errorf("removing trace %s, no longer in the file: %w", id, err)
 		}
 	}
 	hash := fs.info.Hash
-	if r.Err != nil || r.Errors > 0 {
+	if r.Err != nil || r.Errors > 0 || fs.failed {
 		hash = "" // never matches, so the file is read (and its problems reported) again
 	}
 	_, err := fs.tx.ExecContext(ctx, `INSERT INTO files (path, hash, format, size, traces, ingested_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, format = excluded.format, size = excluded.size, traces = excluded.traces, ingested_at = excluded.ingested_at`,
 		fs.info.Path, hash, fs.info.Format, fs.info.Size, fs.traces, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
-		fs.tx.Rollback()
+		fs.rollback()
 		return fmt.Errorf("recording file: %w", err)
 	}
-	return fs.store.commit(fs.tx)
+	return fs.commit()
 }
 
 // writer holds the prepared statements of one transaction.

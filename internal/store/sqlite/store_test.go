@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,8 +187,8 @@ func TestFewerStepsAreRefused(t *testing.T) {
 }
 
 // The step count a trace is checked against cannot change under the check:
-// another writer waits until the file's transaction ends, and then finds
-// the trace it stored.
+// another writer waits while a batch of the file's traces is being written,
+// and then finds the trace it stored.
 func TestFewerStepsCheckHoldsAgainstAnotherWriter(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "f.db")
@@ -206,6 +207,10 @@ func TestFewerStepsCheckHoldsAgainstAnotherWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first trace opens a batch, and with it the write lock.
+	if err := fs.Trace(ctx, withSteps("b", 2)); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := ingest.StoreFile(ctx, other, ingest.FileInfo{Path: "/full", Hash: "h", Format: "codex"}, withSteps("a", 3))
@@ -213,7 +218,7 @@ func TestFewerStepsCheckHoldsAgainstAnotherWriter(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		t.Fatalf("another writer stored while a file's transaction was open: %v", err)
+		t.Fatalf("another writer stored while a batch of a file's traces was open: %v", err)
 	case <-time.After(100 * time.Millisecond):
 	}
 	if err := fs.Trace(ctx, withSteps("a", 1)); err != nil {
@@ -227,6 +232,93 @@ func TestFewerStepsCheckHoldsAgainstAnotherWriter(t *testing.T) {
 	}
 	if a, err := st.Load(ctx, "a"); err != nil || len(a.Steps) != 3 {
 		t.Errorf("trace a: %v, %d steps, want the other writer's 3", err, len(a.Steps))
+	}
+}
+
+// Opening a file takes no lock: another writer goes ahead, and the file's
+// version of a trace is then checked against what that writer stored.
+func TestOpeningAFileHoldsNoLock(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "f.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	fs, err := st.File(ctx, ingest.FileInfo{Path: "/copy", Hash: "h", Format: "codex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ingest.StoreFile(ctx, other, ingest.FileInfo{Path: "/full", Hash: "h", Format: "codex"}, withSteps("a", 3))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("another writer waited for a file that had stored nothing yet")
+	}
+	var fewer *ingest.FewerSteps
+	if err := fs.Trace(ctx, withSteps("a", 1)); !errors.As(err, &fewer) {
+		t.Fatalf("the shorter copy: %v, want a refusal", err)
+	}
+	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := st.Load(ctx, "a"); err != nil || len(a.Steps) != 3 {
+		t.Errorf("trace a: %v, %d steps, want 3", err, len(a.Steps))
+	}
+}
+
+// A trace whose insert fails is not stored at all, and says which it is;
+// the file's other traces are stored, and the file is read again.
+func TestFailedTraceIsNotHalfStored(t *testing.T) {
+	st := open(t)
+	ctx := context.Background()
+	fs, err := st.File(ctx, ingest.FileInfo{Path: "/f", Hash: "h", Format: "inspect"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := withSteps("sample-7", 4)
+	bad.Steps[2].Index = 1 // two steps at index 1: the second insert fails
+	if err := fs.Trace(ctx, withSteps("sample-6", 2)); err != nil {
+		t.Fatal(err)
+	}
+	err = fs.Trace(ctx, bad)
+	if err == nil || !strings.Contains(err.Error(), "sample-7") || !strings.Contains(err.Error(), "not stored") {
+		t.Fatalf("failed insert: %v", err)
+	}
+	if err := fs.Trace(ctx, withSteps("sample-8", 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.List(ctx, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range list {
+		ids = append(ids, s.ID)
+	}
+	if !slices.Equal(ids, []string{"sample-6", "sample-8"}) {
+		t.Errorf("stored %v, want the two good samples only", ids)
+	}
+	if _, err := st.Load(ctx, "sample-7"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the failed sample: %v, want not found", err)
+	}
+	if fs, _ := st.File(ctx, ingest.FileInfo{Path: "/f", Hash: "h", Format: "inspect"}); fs == nil {
+		t.Error("a file with a failed trace is recorded as ingested")
 	}
 }
 
