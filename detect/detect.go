@@ -27,7 +27,7 @@ import (
 )
 
 // Source is the annotation source of every detector finding.
-const Source = "detector"
+const Source = trace.DetectorSource
 
 // Detector is one deterministic rule for one failure mode.
 type Detector struct {

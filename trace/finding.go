@@ -89,6 +89,11 @@ type Outcome struct {
 	Detail  string   `json:"detail,omitempty"`
 }
 
+// DetectorSource is the source of every finding of the deterministic
+// detectors (package detect): findings computed from a trace's content,
+// which a new version of the trace replaces.
+const DetectorSource = "detector"
+
 // FormatOutcomeSource is the source of an outcome the trace's own format
 // recorded (a benchmark's reward or score, a failed root span).
 const FormatOutcomeSource = "format"

@@ -1,8 +1,9 @@
 // Package store keeps traces, their steps, findings and outcomes in an
 // embedded SQLite database (pure Go, no cgo). Re-ingesting a file whose
-// content is unchanged is a no-op; a changed file replaces its traces, but
-// a trace is not replaced by a version of fewer steps unless the caller
-// allows it (see FewerSteps).
+// content is unchanged is a no-op; a changed file replaces its traces
+// (keeping the labels and scores added to them), but a trace is not
+// replaced by a version of fewer steps unless the caller allows it (see
+// FewerSteps).
 package sqlite
 
 import (
@@ -311,6 +312,9 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 // writer holds the prepared statements of one transaction.
 type writer struct {
 	stepCount, delTrace, insTrace, insStep, insFinding, insOutcome *sql.Stmt
+	// A replaced trace keeps what was added to it here: set aside before
+	// the old version goes, put back once the new one is in.
+	keepFindings, keepOutcomes, restore *sql.Stmt
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -331,6 +335,24 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.insOutcome, `INSERT INTO outcomes (trace_id, source, metric, score, success, detail) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (trace_id, source) DO UPDATE SET metric = excluded.metric, score = excluded.score, success = excluded.success, detail = excluded.detail`)
+	if err == nil {
+		_, err = tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS kept_findings AS SELECT * FROM main.findings WHERE 0;
+			CREATE TEMP TABLE IF NOT EXISTS kept_outcomes AS SELECT * FROM main.outcomes WHERE 0`)
+	}
+	// Kept: findings of a source the new version does not bring itself,
+	// whose steps it still has, other than the detectors' and the judge's,
+	// which are of the old content (the judge's answers stay in its cache,
+	// so judging an unchanged trace again costs no call); outcomes of a
+	// source it does not bring, other than the format's own.
+	prep(&w.keepFindings, `INSERT INTO temp.kept_findings SELECT * FROM main.findings f WHERE f.trace_id = ?1
+		AND f.source <> '`+trace.DetectorSource+`' AND f.source NOT LIKE 'judge:%'
+		AND f.source NOT IN (SELECT value FROM json_each(?2))
+		AND NOT EXISTS (SELECT 1 FROM json_each(f.steps) WHERE value >= ?3)`)
+	prep(&w.keepOutcomes, `INSERT INTO temp.kept_outcomes SELECT * FROM main.outcomes WHERE trace_id = ?1
+		AND source <> '`+trace.FormatOutcomeSource+`' AND source NOT IN (SELECT value FROM json_each(?2))`)
+	prep(&w.restore, `INSERT INTO main.findings SELECT * FROM temp.kept_findings;
+		INSERT INTO main.outcomes SELECT * FROM temp.kept_outcomes;
+		DELETE FROM temp.kept_findings; DELETE FROM temp.kept_outcomes`)
 	if err != nil {
 		w.close()
 		return nil, fmt.Errorf("preparing statements: %w", err)
@@ -339,7 +361,8 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.stepCount, w.delTrace, w.insTrace, w.insStep, w.insFinding, w.insOutcome} {
+	for _, st := range []*sql.Stmt{w.stepCount, w.delTrace, w.insTrace, w.insStep, w.insFinding, w.insOutcome,
+		w.keepFindings, w.keepOutcomes, w.restore} {
 		if st != nil {
 			st.Close()
 		}
@@ -365,8 +388,31 @@ func (w *writer) fewerSteps(ctx context.Context, file string, t *trace.Trace) (*
 }
 
 // putTrace stores a trace with its steps, bundled findings and outcomes,
-// replacing any earlier trace with the same id.
+// replacing any earlier trace with the same id. What was added to the
+// earlier one in faultline (labels saved in the web UI or imported, scores)
+// stays with the new one: reading a file again,
+// after it changed or after an interrupted ingest, or merging late spans
+// into a received trace, loses none of it. Of those, a finding pointing at
+// a step the new version lacks goes.
 func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace) error {
+	var findingSources, outcomeSources []string
+	for _, f := range t.Findings {
+		findingSources = append(findingSources, f.Source)
+	}
+	for _, o := range t.Outcomes {
+		outcomeSources = append(outcomeSources, o.Source)
+	}
+	for _, keep := range []struct {
+		st   *sql.Stmt
+		args []any
+	}{
+		{w.keepFindings, []any{t.ID, jsonText(findingSources), len(t.Steps)}},
+		{w.keepOutcomes, []any{t.ID, jsonText(outcomeSources)}},
+	} {
+		if _, err := keep.st.ExecContext(ctx, keep.args...); err != nil {
+			return fmt.Errorf("trace %s: setting aside what it holds: %w", t.ID, err)
+		}
+	}
 	if _, err := w.delTrace.ExecContext(ctx, t.ID); err != nil {
 		return fmt.Errorf("trace %s: %w", t.ID, err)
 	}
@@ -386,6 +432,11 @@ func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace) erro
 		if err != nil {
 			return fmt.Errorf("trace %s step %d: %w", t.ID, i, err)
 		}
+	}
+	// Put back before the new findings take fresh ids: the kept ones keep
+	// theirs.
+	if _, err := w.restore.ExecContext(ctx); err != nil {
+		return fmt.Errorf("trace %s: putting back what it held: %w", t.ID, err)
 	}
 	if err := w.putFindings(ctx, t.ID, t.Findings); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -447,3 +448,65 @@ func TestReopenKeepsData(t *testing.T) {
 }
 
 func join(ss []string) string { return strings.Join(ss, ",") }
+
+// A trace read again (a changed file, an interrupted ingest, late spans)
+// keeps the labels and scores added to it, drops what is of its old content
+// (detector and judge findings) and takes the file's own anew.
+func TestReplacedTraceKeepsWhatWasAdded(t *testing.T) {
+	st := open(t)
+	ctx := context.Background()
+	ingestFile(t, st, "/f", "h1", sample("a", "m", nil))
+	human := func(source string, step int) []trace.Finding {
+		return []trace.Finding{{Mode: "FM-2.6", Source: source, Verdict: trace.Present, Steps: []int{step}, Quote: "boom"},
+			{Mode: "FM-1.1", Source: source, Verdict: trace.Absent}}
+	}
+	for source, findings := range map[string][]trace.Finding{
+		"human:ann": human("human:ann", 1),
+		"human:bob": human("human:bob", 2),
+		"detector":  {{Mode: "SYS-1", Source: "detector", Verdict: trace.Present, Steps: []int{2}}},
+		"judge:m":   {{Mode: "FM-3.3", Source: "judge:m", Verdict: trace.Present, Steps: []int{1}}},
+	} {
+		if err := st.ReplaceFindings(ctx, "a", source, findings, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	score := 0.5
+	if err := st.PutOutcome(ctx, "a", trace.Outcome{Source: "itbench", Metric: "root_cause_recall", Score: &score}); err != nil {
+		t.Fatal(err)
+	}
+	sources := func() map[string]int {
+		all, err := st.Findings(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, f := range all {
+			n[f.Source]++
+		}
+		return n
+	}
+	longer := sample("a", "m", nil)
+	longer.Append(trace.Step{Kind: trace.KindMessage, Role: "assistant", Text: "done"})
+	longer.Findings = append(longer.Findings, trace.Finding{Mode: "FM-3.2", Source: "mad:annotator_1", Verdict: trace.Present, Steps: []int{3}})
+	ingestFile(t, st, "/f", "h2", longer)
+	if got, want := sources(), map[string]int{"human:ann": 2, "human:bob": 2, "mad:annotator_1": 2}; !maps.Equal(got, want) {
+		t.Errorf("after a longer version: findings by source %v, want %v", got, want)
+	}
+	got, err := st.Load(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Steps) != 4 || len(got.Outcomes) != 1 || got.Outcomes[0].Source != "itbench" || *got.Outcomes[0].Score != 0.5 {
+		t.Errorf("after a longer version: %d steps, outcomes %+v", len(got.Steps), got.Outcomes)
+	}
+
+	// A shorter version, let in: a label on a step it lacks goes, the
+	// others stay.
+	st.ReplaceFewerSteps(func(ingest.FewerSteps) {})
+	shorter := sample("a", "m", nil)
+	shorter.Steps = shorter.Steps[:2]
+	ingestFile(t, st, "/f", "h3", shorter)
+	if got, want := sources(), map[string]int{"human:ann": 2, "human:bob": 1, "mad:annotator_1": 1}; !maps.Equal(got, want) {
+		t.Errorf("after a shorter version: findings by source %v, want %v", got, want)
+	}
+}
