@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
 )
 
@@ -62,7 +63,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case errors.Is(err, errDataProblems):
 		return exitDataError
 	default:
-		fmt.Fprintf(stderr, "faultline: %v\n", err)
+		// An error may quote what a trace holds (an id it matched, a name).
+		fmt.Fprintf(stderr, "faultline: %s\n", report.PrintableLines(err.Error()))
 		return exitFailure
 	}
 }

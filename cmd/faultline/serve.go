@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -30,9 +31,9 @@ between any sources (Cohen's kappa, precision, recall, F1 with bootstrap interva
 Fleiss' kappa for three or more, and the list of disagreements).
 
 It listens on 127.0.0.1:7474 (loopback) unless --addr says otherwise. Anywhere else
-it needs a token (--token or $FAULTLINE_TOKEN), required on every request: open the
-address it prints once (the token in it sets a cookie) or send
-"Authorization: Bearer <token>". The token travels in clear over plain HTTP: beyond
+it needs a token (--token or $FAULTLINE_TOKEN: at least ` + strconv.Itoa(web.MinTokenLength) + ` characters of printable
+ASCII, no spaces), required on every request: open the address it prints once (the
+token in it sets a cookie) or send "Authorization: Bearer <token>". The token travels in clear over plain HTTP: beyond
 a trusted network, put TLS in front (or use an SSH tunnel to the loopback address).
 
 Labels are stored as the annotation source human:<name>, with the name you give on
@@ -45,13 +46,22 @@ every run against the given ground truth instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if token == "" {
-				token = os.Getenv("FAULTLINE_TOKEN")
+			token, err := serveToken(token, cmd.Flags().Changed("token"))
+			if err != nil {
+				return err
+			}
+			// The address is checked before anything is said of serving on it.
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			defer ln.Close()
+			if err := web.CheckAddress(ln.Addr(), token); err != nil {
+				return err
 			}
 			var set score.Set
 			if groundTruth != "" {
 				var problems []string
-				var err error
 				if set, problems, err = score.LoadPath(groundTruth, ""); err != nil {
 					return fmt.Errorf("ground truth: %w", err)
 				}
@@ -59,11 +69,6 @@ every run against the given ground truth instead.`,
 					fmt.Fprintf(a.stderr, "notice: %s\n", p)
 				}
 			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			defer ln.Close()
 			st, err := a.openStore(ctx)
 			if err != nil {
 				return err
@@ -91,4 +96,26 @@ every run against the given ground truth instead.`,
 	f.StringVar(&token, "token", "", "require this `TOKEN` on every request (also $FAULTLINE_TOKEN)")
 	f.StringVar(&groundTruth, "ground-truth", "", "ITBench ground truth (a file or directory), to show what each diagnosed entity matched")
 	return cmd
+}
+
+// serveToken is the token serve requires: --token when given, else
+// $FAULTLINE_TOKEN when set. A token given either way must be one (see
+// web.CheckToken): an empty one is a mistake, an unset shell variable as
+// often as not, rather than a wish to serve without.
+func serveToken(flag string, flagGiven bool) (string, error) {
+	name, token := "--token", flag
+	if !flagGiven {
+		var set bool
+		if token, set = os.LookupEnv("FAULTLINE_TOKEN"); !set {
+			return "", nil
+		}
+		name = "$FAULTLINE_TOKEN"
+	}
+	if token == "" {
+		return "", fmt.Errorf("%s is empty: give a token, e.g. $(openssl rand -hex 16), or none at all to serve on loopback only", name)
+	}
+	if err := web.CheckToken(token); err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return token, nil
 }

@@ -74,6 +74,8 @@ func TestServeCommand(t *testing.T) {
 	// Beyond loopback only with a token, which the printed address carries.
 	if _, errOut, code := c.run("", "serve", "--addr", "0.0.0.0:0"); code != exitFailure || !strings.Contains(errOut, "needs a token") {
 		t.Errorf("serving everywhere without a token: exit %d, %s", code, errOut)
+	} else if strings.Contains(errOut, "Ctrl-C stops") {
+		t.Errorf("said it was serving before refusing: %s", errOut)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
@@ -99,6 +101,47 @@ func TestServeCommand(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve --help lacks %q", want)
 		}
+	}
+}
+
+// serve refuses a token that guards nothing, or an address beyond
+// loopback without one, before it says it is serving.
+func TestServeRefuses(t *testing.T) {
+	c := newCLI(t)
+	const unset = "(unset)"
+	for _, tc := range []struct {
+		name, env string // env: $FAULTLINE_TOKEN, or unset
+		args      []string
+		want      string
+	}{
+		{"a blank variable", "   ", []string{"--addr", "0.0.0.0:0"}, "$FAULTLINE_TOKEN: the token is blank"},
+		{"an empty flag, a blank variable", "   ", []string{"--token", "", "--addr", "0.0.0.0:0"}, "--token is empty"},
+		{"an empty flag on loopback", unset, []string{"--token", "", "--addr", "127.0.0.1:0"}, "--token is empty"},
+		{"an empty variable", "", []string{"--addr", "127.0.0.1:0"}, "$FAULTLINE_TOKEN is empty"},
+		{"a token of whitespace", unset, []string{"--token", " \t ", "--addr", "0.0.0.0:0"}, "--token: the token is blank"},
+		{"a space in the token", unset, []string{"--token", "s3cret token-1", "--addr", "127.0.0.1:0"}, "holds a space"},
+		{"a short token", unset, []string{"--token", "sh0rt", "--addr", "0.0.0.0:0"}, "too short"},
+		{"a short variable", "sh0rt", []string{"--addr", "127.0.0.1:0"}, "$FAULTLINE_TOKEN: the token is 5 characters long"},
+		{"beyond loopback without a token", unset, []string{"--addr", "0.0.0.0:0"}, "needs a token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("FAULTLINE_TOKEN", tc.env)
+			if tc.env == unset {
+				os.Unsetenv("FAULTLINE_TOKEN")
+			}
+			// Served by mistake, the command would stop after a while, with 0.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			var stdout, stderr syncBuffer
+			code := run(ctx, append([]string{"--db", c.db, "serve"}, tc.args...), strings.NewReader(""), &stdout, &stderr)
+			errOut := stderr.String()
+			if code != exitFailure || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, want %d and %q: %s", code, exitFailure, tc.want, errOut)
+			}
+			if strings.Contains(errOut, "Ctrl-C stops") || strings.Contains(errOut, "sh0rt") {
+				t.Errorf("said it was serving, or repeated the token: %s", errOut)
+			}
+		})
 	}
 }
 

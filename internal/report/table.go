@@ -35,9 +35,19 @@ func (t *Table) link(row, col int) string {
 	return ""
 }
 
-// Write prints the table with two spaces between columns.
+// Write prints the table with two spaces between columns. A cell is one
+// line of printable text: its control characters (a tab or a line break
+// too, which would break the layout) are replaced, since cells carry what
+// traces hold.
 func (t *Table) Write(w io.Writer) error {
-	all := append([][]string{t.Header}, t.Rows...)
+	all := make([][]string, 0, 1+len(t.Rows))
+	for _, row := range append([][]string{t.Header}, t.Rows...) {
+		clean := make([]string, len(row))
+		for i, cell := range row {
+			clean[i] = printable(cell)
+		}
+		all = append(all, clean)
+	}
 	var widths []int
 	for _, row := range all {
 		for i, cell := range row {
@@ -68,6 +78,23 @@ func (t *Table) Write(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// PrintableLines makes text laid out in lines safe for a terminal: each
+// line as printable makes it, with its tabs and line breaks kept (and the
+// carriage return of a CRLF line ending dropped), so that text from a trace
+// (tool output, a message) keeps its layout but can never drive the
+// terminal: no escape sequence, no title change, no clearing of the screen.
+func PrintableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		cells := strings.Split(strings.TrimSuffix(line, "\r"), "\t")
+		for j, c := range cells {
+			cells[j] = printable(c)
+		}
+		lines[i] = strings.Join(cells, "\t")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // WriteMarkdown prints the table as a GitHub-flavoured Markdown pipe table.

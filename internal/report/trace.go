@@ -59,7 +59,7 @@ func (p *printer) judgements(records []store.JudgeRecord) {
 			p.printf("      no verdict: %s\n", trace.Clip(trace.NormalizeSpace(r.Error), 300))
 		}
 		if r.Summary != "" {
-			p.printf("      %s\n", r.Summary)
+			p.text("      ", r.Summary)
 		}
 	}
 	if len(records) > 0 {
@@ -72,9 +72,27 @@ type printer struct {
 	err error
 }
 
+// printf prints a part of the view. What a trace holds comes in args,
+// never in format, and each string argument is printed as one line of
+// printable text (see printable): a trace cannot drive the terminal, nor
+// start a line of the view.
 func (p *printer) printf(format string, args ...any) {
+	if p.err != nil {
+		return
+	}
+	for i, arg := range args {
+		if s, ok := arg.(string); ok {
+			args[i] = printable(s)
+		}
+	}
+	_, p.err = fmt.Fprintf(p.w, format, args...)
+}
+
+// text prints text laid out in lines (a step's output, an explanation),
+// each line after prefix, as PrintableLines makes it.
+func (p *printer) text(prefix, s string) {
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
+		_, p.err = io.WriteString(p.w, indent(PrintableLines(s), prefix)+"\n")
 	}
 }
 
@@ -160,7 +178,7 @@ func (p *printer) findings(t *trace.Trace) {
 			p.printf("      “%s”\n", trace.Clip(trace.NormalizeSpace(f.Quote), 120))
 		}
 		if f.Explanation != "" {
-			p.printf("      %s\n", f.Explanation)
+			p.text("      ", f.Explanation)
 		}
 	}
 	sort.Strings(bareModes)
@@ -184,7 +202,7 @@ func (p *printer) steps(t *trace.Trace, opts TraceOptions) {
 		s := &t.Steps[i]
 		p.printf("#%-4d %-8s %s\n", s.Index, KindLabel(s), StepTitle(s))
 		if body := stepBody(s); body != "" {
-			p.printf("%s\n", indent(clip(body, opts.Full), "      "))
+			p.text("      ", clip(body, opts.Full))
 		}
 		for _, f := range at[i] {
 			p.printf("      ⚑ %s [%s]\n", FindingTitle(f), SourceName(f))

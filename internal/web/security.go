@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,16 +20,19 @@ import (
 //   - On loopback (the default) any local browser may use the application,
 //     but only under a loopback host name, so that a web page whose name
 //     was re-pointed at 127.0.0.1 (DNS rebinding) cannot read it.
-//   - Beyond loopback a token is required (CheckAddress), and with a token
-//     every request must carry it: as "Authorization: Bearer <token>", or
-//     as ?token=<token> once, which sets a cookie and redirects to the same
-//     address without it, so that the token does not stay in the history.
-//     Tokens are compared in constant time.
+//   - Beyond loopback a token is required (CheckAddress), one that can
+//     guard something (CheckToken), and with a token every request must
+//     carry it: as "Authorization: Bearer <token>", or as ?token=<token>
+//     once, which sets a cookie and redirects to the same address without
+//     it (a path on this server, never another origin), so that the token
+//     does not stay in the history. Tokens are compared in constant time.
 //   - Requests that change anything are POSTs carrying a CSRF token bound
 //     to the browser's session cookie (a form field, or a header htmx
 //     sends), and are refused when the browser says they come from another
 //     origin.
 //   - Every response forbids framing and inline scripts.
+//   - Forms are read up to maxUpload, and every connection within the
+//     server's timeouts (server.go), so that a slow client cannot hold one.
 
 const (
 	tokenCookie   = "faultline_token"
@@ -145,8 +150,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		}
 		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.secrets.cookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q.Del("token")
-		u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
-		http.Redirect(w, r, u.String(), http.StatusSeeOther)
+		http.Redirect(w, r, sameAddress(r.URL, q), http.StatusSeeOther)
 		return false
 	}
 	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equal(strings.TrimSpace(bearer), s.secrets.token) {
@@ -158,6 +162,37 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="faultline"`)
 	http.Error(w, "faultline serve needs its token: open the address it printed (…/?token=…) or send Authorization: Bearer <token>", http.StatusUnauthorized)
 	return false
+}
+
+// sameAddress is the path of u with the query q, as a redirect on this
+// server names it: a path with one leading slash, never an address of
+// another origin ("//host/…" is one, scheme-relative, which a request for
+// the path //host/… would otherwise make).
+func sameAddress(u *url.URL, q url.Values) string {
+	rel := url.URL{Path: u.Path, RawPath: u.RawPath, RawQuery: q.Encode()}
+	return "/" + strings.TrimLeft(rel.String(), "/")
+}
+
+// MinTokenLength is the shortest token the server takes.
+const MinTokenLength = 12
+
+// CheckToken refuses a token that would guard nothing or could not travel:
+// blank, shorter than MinTokenLength, or holding anything but printable
+// ASCII (a space is lost from a header, a control character garbles an
+// address). "" is no token, which CheckAddress allows on loopback only.
+// The errors do not repeat the token.
+func CheckToken(token string) error {
+	switch {
+	case token == "":
+		return nil
+	case strings.TrimSpace(token) == "":
+		return errors.New("the token is blank: give one of letters, digits and punctuation, e.g. $(openssl rand -hex 16)")
+	case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r > '~' }):
+		return errors.New("the token holds a space, a control character or a character beyond ASCII: use letters, digits and punctuation, e.g. $(openssl rand -hex 16)")
+	case len(token) < MinTokenLength:
+		return fmt.Errorf("the token is %d characters long, too short to guard the server: use at least %d, e.g. $(openssl rand -hex 16)", len(token), MinTokenLength)
+	}
+	return nil
 }
 
 // session returns the browser's session id, giving it one on its first

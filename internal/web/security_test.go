@@ -151,3 +151,56 @@ func TestFormsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// The redirect that drops the token from the address stays on this server,
+// whatever the path: never to another origin, as //host/… would be.
+func TestTokenRedirectStaysHere(t *testing.T) {
+	const token = "0123456789abcdef"
+	b := serve(t, Config{Store: examplesStore(t), Token: token})
+	for _, tc := range []struct{ path, want string }{
+		{"/traces?model=sim-beta&token=" + token, "/traces?model=sim-beta"},
+		{"/?token=" + token, "/"},
+		{"//evil.example/x?token=" + token, "/evil.example/x"},
+		{"///evil.example/x?a=b&token=" + token, "/evil.example/x?a=b"},
+		{"/\\evil.example/x?token=" + token, "/%5Cevil.example/x"},
+		{"/%2F%2Fevil.example?token=" + token, "/%2F%2Fevil.example"},
+		{"/traces/a%2Fb?token=" + token, "/traces/a%2Fb"},
+	} {
+		res := b.get(tc.path)
+		loc := res.Header.Get("Location")
+		u, err := url.Parse(loc)
+		if res.StatusCode != http.StatusSeeOther || loc != tc.want || err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(loc, "//") {
+			t.Errorf("GET %s: %s to %q, want %q", tc.path, res.Status, loc, tc.want)
+		}
+	}
+}
+
+func TestCheckToken(t *testing.T) {
+	for _, tc := range []struct {
+		token string
+		ok    bool
+		why   string // in the error
+	}{
+		{"", true, ""}, // no token: loopback only (CheckAddress)
+		{"0123456789abcdef", true, ""},
+		{"s3cret-token", true, ""},
+		{"a+b/c=d_e~f!g", true, ""},
+		{"   ", false, "blank"},
+		{"\t\n", false, "blank"},
+		{" 0123456789abcdef", false, "space"},
+		{"0123456789 abcdef", false, "space"},
+		{"0123456789abcdef\x1b", false, "control"},
+		{"0123456789abcdé", false, "beyond ASCII"},
+		{"s3cret", false, "too short"},
+		{"01234567890", false, "11 characters long"},
+	} {
+		err := CheckToken(tc.token)
+		echoed := err != nil && strings.TrimSpace(tc.token) != "" && strings.Contains(err.Error(), strings.TrimSpace(tc.token))
+		if (err == nil) != tc.ok || err != nil && !strings.Contains(err.Error(), tc.why) || echoed {
+			t.Errorf("CheckToken(%q) = %v, want ok %v and a word of %q", tc.token, err, tc.ok, tc.why)
+		}
+		if _, err := New(Config{Store: openStore(t), Token: tc.token}); (err == nil) != tc.ok {
+			t.Errorf("New with the token %q: %v", tc.token, err)
+		}
+	}
+}

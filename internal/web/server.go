@@ -49,6 +49,35 @@ type Server struct {
 	reports pageCache[builtReport]
 	// agreements does the same for the agreement page's comparisons.
 	agreements pageCache[agreementView]
+	// timeouts bound each connection (defaultTimeouts; tests shorten them).
+	timeouts timeouts
+}
+
+// timeouts bound how long a connection may take over each part of an
+// exchange, so that a client that sends or reads slowly, or keeps a
+// connection open and idle, cannot hold it for ever.
+type timeouts struct {
+	// readHeader bounds a request's headers; read, its headers and body.
+	readHeader, read time.Duration
+	// write runs from the end of a request's headers to the end of its
+	// response: it covers reading the body, the handler, and sending.
+	write time.Duration
+	// idle bounds the wait for the next request on a kept-alive connection.
+	idle time.Duration
+}
+
+// defaultTimeouts are sized for the largest and slowest legitimate
+// exchanges. A GET has no body; the largest body is a label file of
+// maxUpload (32 MiB), which read takes in at 1.5 Mbit/s. The slowest page
+// is an agreement or a dashboard over 100,000 traces (11 s and 2 s, see the
+// README), and the largest responses are label exports and report
+// downloads, so write leaves 2 minutes beyond the body for building and
+// sending them.
+var defaultTimeouts = timeouts{
+	readHeader: 10 * time.Second,
+	read:       3 * time.Minute,
+	write:      5 * time.Minute,
+	idle:       2 * time.Minute,
 }
 
 // New builds the application.
@@ -56,7 +85,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("web: no store")
 	}
-	s := &Server{cfg: cfg, log: cfg.Log}
+	if err := CheckToken(cfg.Token); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	s := &Server{cfg: cfg, log: cfg.Log, timeouts: defaultTimeouts}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -116,7 +148,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	srv := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.timeouts.readHeader,
+		ReadTimeout:       s.timeouts.read,
+		WriteTimeout:      s.timeouts.write,
+		IdleTimeout:       s.timeouts.idle,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	done := make(chan error, 1)

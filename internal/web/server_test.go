@@ -3,11 +3,14 @@ package web
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/internal/store/sqlite"
 
@@ -430,6 +433,74 @@ func TestDashboardCompare(t *testing.T) {
 	} {
 		if res := b.get(path); res.StatusCode != http.StatusBadRequest || !strings.Contains(res.body, want) {
 			t.Errorf("%s: %s %q, want %q", path, res.Status, res.body, want)
+		}
+	}
+}
+
+// A client that sends its headers or its body slowly, or keeps a
+// connection idle, is cut off: the server's timeouts (here shortened) bound
+// each connection.
+func TestServeTimesOut(t *testing.T) {
+	srv, err := New(Config{Store: openStore(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.timeouts = timeouts{readHeader: 200 * time.Millisecond, read: 400 * time.Millisecond, write: 2 * time.Second, idle: 400 * time.Millisecond}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+	})
+	for _, tc := range []struct {
+		name, send string
+	}{
+		{"headers never finished", "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"},
+		{"a body that never comes", "POST /labeller HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nname=al"},
+		{"a connection kept idle", "GET /static/web.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"},
+	} {
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		conn.SetDeadline(start.Add(10 * time.Second))
+		if _, err := io.WriteString(conn, tc.send); err != nil {
+			t.Fatal(err)
+		}
+		// The client waits; the server must close the connection.
+		if _, err := io.ReadAll(conn); err != nil {
+			t.Errorf("%s: the connection was held: %v", tc.name, err)
+		} else if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: closed only after %v", tc.name, d)
+		}
+		conn.Close()
+	}
+}
+
+// The timeouts leave room for the largest and slowest legitimate exchanges.
+func TestDefaultTimeouts(t *testing.T) {
+	d := defaultTimeouts
+	upload := time.Duration(maxUpload*8) * time.Second / 1_500_000 // a label file at 1.5 Mbit/s
+	for _, tc := range []struct {
+		what string
+		ok   bool
+	}{
+		{"every timeout set", d.readHeader > 0 && d.read > 0 && d.write > 0 && d.idle > 0},
+		{"headers within the whole request", d.readHeader <= d.read},
+		{"the largest label file, sent slowly, within read", d.read >= upload},
+		{"write covers the body, then a minute for the slowest page (11 s) and its sending", d.write >= d.read+time.Minute},
+		{"slow clients cut off within minutes", d.read <= 5*time.Minute && d.write <= 10*time.Minute && d.idle <= 5*time.Minute},
+	} {
+		if !tc.ok {
+			t.Errorf("%s: %+v", tc.what, d)
 		}
 	}
 }
