@@ -31,18 +31,8 @@ func WriteText(w io.Writer, r *analyze.Report) error {
 				b.WriteString(printable(bl.Heading) + "\n")
 			}
 			if bl.Table != nil {
-				clean := func(row []string) []string {
-					out := make([]string, len(row))
-					for i, cell := range row {
-						out[i] = printable(cell)
-					}
-					return out
-				}
-				t := Table{Header: clean(bl.Table.Header), NumericRight: bl.Table.NumericRight}
-				for _, row := range bl.Table.Rows {
-					t.Rows = append(t.Rows, clean(row))
-				}
-				if err := t.Write(&b); err != nil {
+				// Table.Write makes each cell printable.
+				if err := bl.Table.Write(&b); err != nil {
 					return err
 				}
 			}

@@ -63,7 +63,8 @@ func localPath(p string) string {
 	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(p, "//") {
 		return "/labels"
 	}
-	return (&url.URL{Path: u.Path, RawQuery: u.RawQuery}).String()
+	// RawPath keeps an escaped slash of a trace id (a%2Fb) escaped.
+	return (&url.URL{Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery}).String()
 }
 
 // labelPanel is the labelling form of one trace.
