@@ -5,16 +5,62 @@
 # round (default 400), 3 rounds, until every trace is assembled:
 #   - spans/s with the assembled traces mapped and then discarded;
 #   - spans/s mapped, run through the 27 detectors and stored in SQLite;
-#   - heap held per open trace, next to what the memory limit counts for it.
+#   - heap held per open trace, next to what the memory limit counts for it;
+#   - peak resident memory (VmHWM) of a `faultline receive` process while
+#     16 clients post a 23 MiB request each at once (CLIENTS, SIZE_MB), at
+#     the default memory limit and at --max-memory-mb 64, once with the
+#     refused requests given up and once retried until stored.
 #
 #   bench/receive.sh
 #   REQUESTS=1000 bench/receive.sh
+#   ONLY=rss bench/receive.sh                       # the peak RSS part only
+#   FAULTLINE=/tmp/faultline-old bench/receive.sh   # the RSS part with another build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 requests=${REQUESTS:-400}
+clients=${CLIENTS:-16}
+size_mb=${SIZE_MB:-23}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 echo "go: $(go version | cut -d' ' -f3), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-go test -c -o /tmp/faultline-receive.test ./receive
-trap 'rm -f /tmp/faultline-receive.test' EXIT
-/tmp/faultline-receive.test -test.run '^$' -test.bench 'Receive$' -test.benchtime 3x -receive.requests "$requests"
-/tmp/faultline-receive.test -test.run '^$' -test.bench 'Receive$' -test.benchtime 3x -receive.requests "$requests" -receive.store
-/tmp/faultline-receive.test -test.run '^$' -test.bench 'OpenTraceMemory' -test.benchtime 3x
+if [ "${ONLY:-}" != rss ]; then
+  go test -c -o "$work/receive.test" ./internal/receive
+  "$work/receive.test" -test.run '^$' -test.bench 'Receive$' -test.benchtime 3x -receive.requests "$requests"
+  "$work/receive.test" -test.run '^$' -test.bench 'Receive$' -test.benchtime 3x -receive.requests "$requests" -receive.store
+  "$work/receive.test" -test.run '^$' -test.bench 'OpenTraceMemory' -test.benchtime 3x
+fi
+
+faultline=${FAULTLINE:-}
+if [ -z "$faultline" ]; then
+  go build -o "$work/faultline" ./cmd/faultline
+  faultline="$work/faultline"
+fi
+go build -o "$work/receivebench" ./bench/receivebench
+
+# rss LABEL CLIENT-FLAGS -- RECEIVER-FLAGS: peak RSS of a fresh receiver
+# while the clients post.
+rss() {
+  local label=$1
+  shift
+  local client=()
+  while [ "$1" != "--" ]; do client+=("$1"); shift; done
+  shift
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)))
+  rm -f "$work/f.db"*
+  "$faultline" --db "$work/f.db" --quiet receive --addr "127.0.0.1:$port" --root-wait 100ms "$@" 2>"$work/receive.log" &
+  local pid=$!
+  for _ in $(seq 100); do grep -q listening "$work/receive.log" && break; sleep 0.05; done
+  local idle
+  idle=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+  echo "== $label (receiver: ${*:-defaults})"
+  "$work/receivebench" -url "http://127.0.0.1:$port/v1/traces" -clients "$clients" -size-mb "$size_mb" "${client[@]}"
+  sleep 1
+  echo "peak RSS: $(awk '/VmHWM/ {printf "%d MiB", $2/1024}' "/proc/$pid/status") (idle: $((idle / 1024)) MiB)"
+  kill -INT "$pid"
+  wait "$pid" || true
+  tail -1 "$work/receive.log"
+}
+rss "$clients x $size_mb MiB at once, refusals given up" --
+rss "$clients x $size_mb MiB at once, refusals given up" -- --max-memory-mb 64
+rss "$clients x $size_mb MiB at once, refusals retried" -retry --

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	sqlitedriver "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
@@ -30,12 +34,28 @@ conventions (current and older) and OpenInference, like OTLP files are by ingest
 A trace is stored once complete: its root span arrived and no span of it came for
 --root-wait; a trace whose root never comes is stored as it is after --idle-timeout.
 Detectors run on each trace unless --no-detect, and each stored trace is printed.
-Spans arriving for a trace already stored are rejected and reported to the exporter.
+Spans arriving for a trace already stored are merged into it: it keeps its steps
+and gains theirs in their place; a span it holds already (an exporter's retry)
+adds nothing.
 
-Memory is bounded by --max-traces, --max-spans and --max-memory-mb: a request that
-would exceed them gets 429 Too Many Requests with Retry-After (exporters retry), so
-nothing accepted is dropped or cut short. Ctrl-C stops accepting, finishes the
-requests in flight and stores every trace whose root arrived.
+Memory is bounded by --max-traces, --max-spans and --max-memory-mb, which also
+counts the requests being read and decoded, before they are decoded: a request
+that would exceed them gets 429 Too Many Requests with Retry-After (exporters
+retry), or 413 when it never could fit, so nothing accepted is dropped or cut short.
+
+What a 200 answer promises:
+  by default   an acknowledged trace is kept in memory until stored: it survives
+               a busy store (another process holding the database's write lock:
+               it is retried with backoff while requests get 503 with Retry-After)
+               but not a crash or kill of this process.
+  --spool DIR  (durable mode) each request is written to DIR and synced to disk
+               before its 200: an acknowledged trace survives kill -9 and power
+               loss, and is stored when the receiver starts again on the same DIR
+               (replaying is idempotent: what is stored already is not repeated).
+               Requests are answered more slowly, by one disk sync each.
+Ctrl-C stops accepting, finishes the requests in flight and stores every trace
+whose root arrived, waiting up to --drain-timeout for a busy store; what is then
+still not stored is lost by default, and stays in the spool with --spool.
 
 The default address is loopback only: the receiver has no authentication.`,
 		Example: `  faultline receive
@@ -61,6 +81,8 @@ The default address is loopback only: the receiver has no authentication.`,
 				a.log.Warn("listening beyond loopback: anyone who reaches this address can write traces", "addr", ln.Addr().String())
 			}
 			cfg.Sink = sink
+			cfg.Loader = st
+			cfg.Transient = transientStoreError
 			cfg.Source = "otlp-http://" + ln.Addr().String()
 			cfg.MaxBytes = maxMB << 20
 			cfg.MaxBodyBytes = int64(maxBodyMB) << 20
@@ -71,11 +93,19 @@ The default address is loopback only: the receiver has no authentication.`,
 				}
 			}
 			r := receive.New(cfg)
-			fmt.Fprintf(a.stderr, "listening on http://%s%s (Ctrl-C stops, storing what is complete)\n", ln.Addr(), receive.Path)
+			mode := "acknowledged traces are held in memory until stored"
+			if cfg.Spool != "" {
+				mode = "durable: each request is synced to " + cfg.Spool + " before its 200"
+			}
+			fmt.Fprintf(a.stderr, "listening on http://%s%s (%s; Ctrl-C stops, storing what is complete)\n", ln.Addr(), receive.Path, mode)
 			err = r.Serve(ctx, ln)
 			s := r.Stats()
 			fmt.Fprintf(a.stderr, "received %d spans in %d requests: stored %d traces, %d not stored, %d spans rejected, %d requests throttled\n",
 				s.Spans, s.Requests, s.Stored, s.NotStored, s.RejectedSpans, s.Throttled)
+			if s.Merged+s.Unavailable+s.StoreRetries+s.Lost+s.Replayed > 0 {
+				fmt.Fprintf(a.stderr, "%d merged into stored traces, %d requests replayed from the spool; the store failed %d times (%d requests refused meanwhile); %d acknowledged traces not stored\n",
+					s.Merged, s.Replayed, s.StoreRetries, s.Unavailable, s.Lost)
+			}
 			return err
 		},
 	}
@@ -88,7 +118,23 @@ The default address is loopback only: the receiver has no authentication.`,
 	f.IntVar(&maxMB, "max-memory-mb", receive.DefaultMaxBytes>>20, "most span content held at once, in MiB")
 	f.IntVar(&maxBodyMB, "max-body-mb", receive.DefaultMaxBodyBytes>>20, "largest request body, decompressed, in MiB")
 	f.BoolVar(&noDetect, "no-detect", false, "store traces without running the detectors")
+	f.StringVar(&cfg.Spool, "spool", "", "durable mode: write each request to this `DIR`, synced, before answering it, and replay what is not stored on start (default: off; acknowledged traces are held in memory)")
+	f.DurationVar(&cfg.DrainTimeout, "drain-timeout", receive.DefaultDrainTimeout, "at shutdown, wait this long for a busy store to take the acknowledged traces")
 	return cmd
+}
+
+// transientStoreError says whether a store error may pass: SQLite's busy
+// and locked (another process writing), a full disk, an I/O error.
+func transientStoreError(err error) bool {
+	var e *sqlitedriver.Error
+	if errors.As(err, &e) {
+		switch e.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR:
+			return true
+		}
+		return false
+	}
+	return errors.Is(err, context.DeadlineExceeded)
 }
 
 // foundModes lists the modes of the findings on a trace, or says there are none.

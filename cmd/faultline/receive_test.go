@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -90,5 +95,110 @@ func TestReceiveCommand(t *testing.T) {
 	if shown.Trace.Format != "otlp-json" || !strings.HasPrefix(shown.Trace.Source, "otlp-http://127.0.0.1:") ||
 		shown.Trace.Meta["otel.root_span_id"] != "00f067aa0ba902b7" || len(shown.Steps) != 7 || shown.Steps[4].SpanID != "2b3c4d5e6f708192" {
 		t.Errorf("show: %s", out)
+	}
+}
+
+// TestReceiveChild is the receiver of TestReceiveKill, in a process of its
+// own: the test binary run again with FAULTLINE_RECEIVE_ARGS.
+func TestReceiveChild(t *testing.T) {
+	args := os.Getenv("FAULTLINE_RECEIVE_ARGS")
+	if args == "" {
+		t.Skip("a helper process of TestReceiveKill")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, strings.Split(args, "\n"), strings.NewReader(""), os.Stdout, os.Stderr))
+}
+
+// receiver is `faultline receive` in a child process.
+type receiver struct {
+	cmd            *exec.Cmd
+	url            string
+	stdout, stderr syncBuffer
+}
+
+func startReceiver(t *testing.T, args ...string) *receiver {
+	t.Helper()
+	r := &receiver{cmd: exec.Command(os.Args[0], "-test.run=^TestReceiveChild$")}
+	r.cmd.Env = append(os.Environ(), "FAULTLINE_RECEIVE_ARGS="+strings.Join(args, "\n"))
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+	listening := regexp.MustCompile(`listening on (http://\S+/v1/traces)`)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := listening.FindStringSubmatch(r.stderr.String()); m != nil {
+			r.url = m[1]
+			return r
+		}
+	}
+	t.Fatalf("not listening: %s", r.stderr.String())
+	return nil
+}
+
+// A trace answered 200 is lost when the receiver is killed before storing
+// it, unless it runs with --spool: then it is stored when the receiver
+// starts again, and the spool empties.
+func TestReceiveKill(t *testing.T) {
+	body, err := os.ReadFile("../../ingest/testdata/otlp/genai_current.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, durable := range []bool{false, true} {
+		t.Run(fmt.Sprintf("durable=%v", durable), func(t *testing.T) {
+			c := newCLI(t)
+			spool := filepath.Join(t.TempDir(), "spool")
+			args := func(rootWait string) []string {
+				a := []string{"--db", c.db, "receive", "--addr", "127.0.0.1:0", "--root-wait", rootWait}
+				if durable {
+					a = append(a, "--spool", spool)
+				}
+				return a
+			}
+			// Acknowledged, and held: the root waits an hour for more spans.
+			r := startReceiver(t, args("1h")...)
+			resp, err := http.Post(r.url, "application/json", bytes.NewReader(body))
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("post: %v %v", err, resp)
+			}
+			resp.Body.Close()
+			if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			r.cmd.Wait()
+
+			r = startReceiver(t, args("10ms")...)
+			if durable {
+				for deadline := time.Now().Add(10 * time.Second); strings.Count(r.stdout.String(), "stored ") < 2 && time.Now().Before(deadline); {
+					time.Sleep(10 * time.Millisecond)
+				}
+			} else {
+				time.Sleep(300 * time.Millisecond)
+			}
+			r.cmd.Process.Signal(os.Interrupt)
+			if err := r.cmd.Wait(); err != nil {
+				t.Fatalf("%v: %s", err, r.stderr.String())
+			}
+			out, _, code := c.run("", "show", "--json", "4bf92f3577b34da6a3ce929d0e0e4736")
+			var shown struct {
+				Steps []struct{} `json:"steps"`
+			}
+			json.Unmarshal([]byte(out), &shown)
+			switch {
+			case durable && (code != exitOK || len(shown.Steps) != 7):
+				t.Errorf("durable: the acknowledged trace was not stored after kill -9 (exit %d): %s\n%s", code, out, r.stderr.String())
+			case !durable && code == exitOK:
+				t.Errorf("default mode: the trace survived kill -9, which it does not promise; is the test still testing? %s", out)
+			}
+			if durable {
+				if !strings.Contains(r.stderr.String(), "1 requests replayed from the spool") {
+					t.Errorf("stderr: %s", r.stderr.String())
+				}
+				if files, _ := filepath.Glob(filepath.Join(spool, "*")); len(files) != 0 {
+					t.Errorf("the spool holds %v once its traces are stored", files)
+				}
+			}
+		})
 	}
 }

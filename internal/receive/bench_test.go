@@ -223,7 +223,7 @@ func BenchmarkOpenTraceMemory(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, retry, tooBig := r.accept(otel.Spans(td, func(string, error) {}), "otlp-proto", time.Now()); retry > 0 || tooBig != "" {
+			if a := r.accept(otel.Spans(td, func(string, error) {}), "otlp-proto", time.Now(), r.admit(), false); a.refused != nil {
 				b.Fatal("refused")
 			}
 		}

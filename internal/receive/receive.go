@@ -8,34 +8,43 @@
 // arrived and no span of it came for RootWait, the grace that lets a
 // retried or slower batch of its children catch up; a trace whose root never
 // arrives is taken as it is after IdleTimeout without a new span. Spans that
-// arrive for a trace already stored are rejected (reported in the response's
-// partial success and logged): storing them would replace the stored trace
-// with a fragment. Spans of a trace stored longer ago, or before a restart,
-// are assembled as a trace of their own, which the store refuses when it
-// has fewer steps than the stored one; the refusal is logged.
+// arrive for a trace already stored are merged into it (see merge.go): the
+// stored trace keeps its steps and gains the new spans' steps in their
+// place; a span it already holds (an exporter's retry) adds nothing. Spans of
+// a trace stored before a restart are assembled on their own and merged the
+// same way, through Config.Loader.
 //
 // Memory is bounded: MaxTraces open traces, MaxSpans spans and MaxBytes of
 // span content (as otel.Span.Size estimates it) are held at most, counting
-// traces waiting to be stored. A request that would pass a limit is rejected
-// whole with 429 Too Many Requests and a Retry-After, which OTLP exporters
-// retry; nothing is evicted, so a stored trace is never cut short by load. A
-// request larger than the limits themselves is refused with 413.
+// traces waiting to be stored, and MaxBytes also covers the requests being
+// read and decoded (see admit.go), which are counted before they are
+// decoded. A request that would pass a limit is rejected whole with 429 Too
+// Many Requests and a Retry-After, which OTLP exporters retry; nothing is
+// evicted, so a stored trace is never cut short by load. A request larger
+// than the limits themselves is refused with 413.
+//
+// A trace answered 200 for is stored even when the store is busy (another
+// process holding SQLite's write lock): it waits in the queue, counted in
+// the limits, and is retried with backoff (see storing.go); meanwhile
+// requests are refused with 503 and a Retry-After, so that no more is
+// acknowledged than the store can be trusted to take. What is acknowledged
+// lives in memory until stored, so a crash of the process loses it, unless
+// Config.Spool names a directory: each accepted request is then written
+// there and synced before it is answered, and replayed on start (see
+// spool.go).
 //
 // On shutdown the server stops accepting, finishes the requests in flight,
 // and stores every trace whose root span arrived; traces without one are
-// counted and logged, not stored, since they are cut off.
+// counted and logged, not stored, since they are cut off (with a spool they
+// stay in it, to be completed after the restart).
 package receive
 
 import (
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"mime"
@@ -62,19 +71,36 @@ const Path = "/v1/traces"
 type Config struct {
 	// Sink receives every assembled trace, as one file keyed "otlp:<trace id>".
 	Sink ingest.Sink
+	// Loader reads the trace stored under an id, for late spans to merge
+	// into; nil stores every assembled trace as it is, which the sink may
+	// refuse when it holds a longer one.
+	Loader Loader
+	// Transient says whether a store error may pass, such as SQLite's
+	// "database is locked": a trace that met one is retried until stored.
+	// A trace that meets another error is retried a few times, then given
+	// up (counted Lost). Nil takes every error as transient.
+	Transient func(error) bool
+	// Spool, when set, is a directory where each accepted request is written
+	// and synced before it is answered, and from which what was not stored
+	// is replayed on start (durable mode).
+	Spool string
 	// Source is recorded as each trace's source, e.g. the address listened on.
 	Source string
 	// RootWait is how long a trace whose root span arrived waits for more spans.
 	RootWait time.Duration
 	// IdleTimeout is how long a trace without a root span waits for more spans.
 	IdleTimeout time.Duration
+	// DrainTimeout is how long shutdown waits for a busy store to take the
+	// traces still queued.
+	DrainTimeout time.Duration
 	// MaxTraces, MaxSpans and MaxBytes bound what is held.
 	MaxTraces int
 	MaxSpans  int
 	MaxBytes  int
 	// MaxBodyBytes bounds a request body, after decompression.
 	MaxBodyBytes int64
-	// Stored is called after each trace is stored (or found already stored).
+	// Stored is called after each trace is stored, or merged into the stored
+	// one (or found already stored whole).
 	Stored func(t *trace.Trace)
 	Log    *slog.Logger
 }
@@ -83,6 +109,7 @@ type Config struct {
 const (
 	DefaultRootWait     = 2 * time.Second
 	DefaultIdleTimeout  = 30 * time.Second
+	DefaultDrainTimeout = time.Minute
 	DefaultMaxTraces    = 10_000
 	DefaultMaxSpans     = 200_000
 	DefaultMaxBytes     = 256 << 20
@@ -93,25 +120,36 @@ const (
 type Stats struct {
 	Requests      int64 // requests answered 200
 	Spans         int64 // spans accepted
-	RejectedSpans int64 // spans refused: no ids, late, or in a request refused for load
-	Throttled     int64 // requests refused with 429
-	Stored        int64 // traces stored
-	NotStored     int64 // traces with no agent content, cut off at shutdown, or refused by the sink
+	RejectedSpans int64 // spans refused: no ids, already stored, or in a request refused
+	Throttled     int64 // requests refused with 429: the limits are reached
+	Unavailable   int64 // requests refused with 503 while the store failed
+	Stored        int64 // traces stored, merges included
+	Merged        int64 // of which late spans merged into a stored trace
+	NotStored     int64 // traces with no agent content or nothing new, cut off at shutdown, or refused by the sink
+	StoreRetries  int64 // store attempts that failed and were retried
+	Lost          int64 // acknowledged traces given up: a lasting store error, or still queued when shutdown gave up
+	Replayed      int64 // requests replayed from the spool on start
 	OpenTraces    int   // traces held now, including those waiting to be stored
 	OpenSpans     int
 	OpenBytes     int
+	Waiting       int   // of the open traces, those handed to the store and not yet stored
+	RequestBytes  int64 // memory counted for requests being read and decoded
+	SpoolBytes    int64 // size of the spool's files
 }
 
 // Receiver assembles traces from OTLP/HTTP requests.
 type Receiver struct {
 	cfg   Config
-	ready chan *openTrace // complete traces, to the store
-	done  chan struct{}   // closed when the store worker has drained ready
+	spool *spool // nil unless Config.Spool
 
-	mu     sync.Mutex
-	open   map[pcommon.TraceID]*openTrace
-	recent recentIDs // traces already handed to the store
-	stats  Stats
+	mu      sync.Mutex
+	open    map[pcommon.TraceID]*openTrace
+	recent  recentIDs    // traces already handed to the store, with their spans
+	queue   []*openTrace // complete traces, to the store, oldest first
+	closed  bool         // no more traces will be queued
+	wake    chan struct{}
+	failing time.Time // while the store fails: when it is tried next
+	stats   Stats
 }
 
 // openTrace is one trace being assembled.
@@ -122,7 +160,12 @@ type openTrace struct {
 	bytes  int
 	format string
 	root   bool
+	late   bool // spans of a trace already handed to the store
 	last   time.Time
+	// writing counts requests with spans here that are being written to the
+	// spool: the trace is not handed on before they are durable.
+	writing int
+	entries []uint64 // the spool entries holding its spans
 }
 
 // New returns a receiver; Serve runs it.
@@ -138,6 +181,9 @@ func New(cfg Config) *Receiver {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = DefaultDrainTimeout
+	}
 	def(&cfg.MaxTraces, DefaultMaxTraces)
 	def(&cfg.MaxSpans, DefaultMaxSpans)
 	def(&cfg.MaxBytes, DefaultMaxBytes)
@@ -147,12 +193,14 @@ func New(cfg Config) *Receiver {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Transient == nil {
+		cfg.Transient = func(error) bool { return true }
+	}
 	return &Receiver{
 		cfg:    cfg,
-		ready:  make(chan *openTrace, 64),
-		done:   make(chan struct{}),
 		open:   map[pcommon.TraceID]*openTrace{},
-		recent: newRecentIDs(cfg.MaxTraces),
+		recent: newRecentIDs(cfg.MaxTraces, cfg.MaxSpans),
+		wake:   make(chan struct{}, 1),
 	}
 }
 
@@ -160,18 +208,45 @@ func New(cfg Config) *Receiver {
 func (r *Receiver) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.stats
+	s := r.stats
+	s.Waiting = len(r.queue)
+	if r.spool != nil {
+		s.SpoolBytes = r.spool.size()
+	}
+	return s
 }
 
 // Serve answers OTLP/HTTP on ln until ctx is done, then shuts down: it
-// finishes the requests in flight and stores the complete traces.
+// finishes the requests in flight and stores the complete traces. With a
+// spool, what it holds is replayed first.
 func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
+	if r.cfg.Spool != "" {
+		sp, err := openSpool(r.cfg.Spool, r.cfg.Log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer sp.close()
+		if err := r.replay(sp); err != nil {
+			ln.Close()
+			return err
+		}
+		r.mu.Lock()
+		r.spool = sp
+		r.mu.Unlock()
+	}
 	mux := http.NewServeMux()
 	mux.Handle(Path, r)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
-	// Storing outlives ctx: what was accepted is stored even while shutting down.
-	storeCtx := context.WithoutCancel(ctx)
-	go r.store(storeCtx)
+	// Storing outlives ctx: what was accepted is stored even while shutting
+	// down, until DrainTimeout has passed with the store still failing.
+	storeCtx, giveUp := context.WithCancel(context.WithoutCancel(ctx))
+	defer giveUp()
+	stored := make(chan struct{})
+	go func() {
+		defer close(stored)
+		r.store(storeCtx)
+	}()
 	tick := time.NewTicker(min(max(min(r.cfg.RootWait, r.cfg.IdleTimeout)/4, 5*time.Millisecond), 500*time.Millisecond))
 	defer tick.Stop()
 	served := make(chan error, 1)
@@ -192,8 +267,16 @@ loop:
 		}
 	}
 	r.flush(time.Now(), true)
-	close(r.ready)
-	<-r.done
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.signal()
+	select {
+	case <-stored:
+	case <-time.After(r.cfg.DrainTimeout):
+		giveUp()
+		<-stored
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -201,30 +284,38 @@ loop:
 }
 
 // flush hands complete traces to the store; at shutdown, every trace whose
-// root arrived, and it drops the others.
+// root arrived, and it drops the others (with a spool, they stay in it).
 func (r *Receiver) flush(now time.Time, final bool) {
 	var out []*openTrace
 	r.mu.Lock()
 	for id, ot := range r.open {
 		idle := now.Sub(ot.last)
+		complete := ot.root || ot.late
 		switch {
-		case ot.root && (final || idle >= r.cfg.RootWait), !final && idle >= r.cfg.IdleTimeout:
+		case ot.writing > 0:
+			continue // its spans are not durable yet
+		case complete && (final || idle >= r.cfg.RootWait), !final && idle >= r.cfg.IdleTimeout:
 			out = append(out, ot)
 		case final:
 			r.stats.NotStored++
 			r.release(ot)
-			r.cfg.Log.Warn("trace cut off at shutdown, not stored: its root span never arrived", "trace", id.String(), "spans", len(ot.spans))
+			if r.spool != nil {
+				r.cfg.Log.Warn("trace cut off at shutdown, not stored: its root span never arrived; kept in the spool for the next start", "trace", id.String(), "spans", len(ot.spans))
+			} else {
+				r.cfg.Log.Warn("trace cut off at shutdown, not stored: its root span never arrived", "trace", id.String(), "spans", len(ot.spans))
+			}
 		default:
 			continue
 		}
 		delete(r.open, id)
-		r.recent.add(id)
+		r.recent.add(id, ot.ids)
 	}
-	r.mu.Unlock()
 	// Oldest first, so the store sees traces in the order they went quiet.
 	slices.SortFunc(out, func(a, b *openTrace) int { return a.last.Compare(b.last) })
-	for _, ot := range out {
-		r.ready <- ot
+	r.queue = append(r.queue, out...)
+	r.mu.Unlock()
+	if len(out) > 0 {
+		r.signal()
 	}
 }
 
@@ -233,73 +324,6 @@ func (r *Receiver) release(ot *openTrace) {
 	r.stats.OpenTraces--
 	r.stats.OpenSpans -= len(ot.spans)
 	r.stats.OpenBytes -= ot.bytes
-}
-
-// store maps, detects and stores each complete trace, one at a time.
-func (r *Receiver) store(ctx context.Context) {
-	defer close(r.done)
-	for ot := range r.ready {
-		if err := r.storeOne(ctx, ot); err != nil {
-			r.cfg.Log.Error("storing trace", "trace", ot.id.String(), "err", err)
-		}
-		r.mu.Lock()
-		r.release(ot)
-		r.mu.Unlock()
-	}
-}
-
-func (r *Receiver) storeOne(ctx context.Context, ot *openTrace) error {
-	t, notes := otel.Trace(ot.spans, ot.format, r.cfg.Source)
-	for _, n := range notes {
-		r.cfg.Log.Info("trace "+ot.id.String()+": "+n, "trace", ot.id.String())
-	}
-	if !ot.root {
-		r.cfg.Log.Warn("trace stored without its root span after the idle timeout", "trace", ot.id.String(), "spans", len(ot.spans))
-	}
-	if t == nil {
-		r.mu.Lock()
-		r.stats.NotStored++
-		r.mu.Unlock()
-		return nil
-	}
-	if !ot.root {
-		t.SetMeta("otel.incomplete", "no root span within the idle timeout")
-	}
-	info := ingest.FileInfo{Path: "otlp:" + t.ID, Hash: ot.hash(), Size: int64(ot.bytes), Format: ot.format}
-	_, err := ingest.StoreFile(ctx, r.cfg.Sink, info, t)
-	switch {
-	case errors.Is(err, ingest.ErrRefused):
-		// Late spans of a trace already stored: the stored trace stays whole.
-		r.mu.Lock()
-		r.stats.NotStored++
-		r.mu.Unlock()
-		r.cfg.Log.Warn("trace not stored: the sink refused it", "trace", ot.id.String(), "spans", len(ot.spans), "err", err)
-		return nil
-	case err != nil:
-		return err
-	}
-	r.mu.Lock()
-	r.stats.Stored++
-	r.mu.Unlock()
-	if r.cfg.Stored != nil {
-		r.cfg.Stored(t)
-	}
-	return nil
-}
-
-// hash identifies a trace's content by its spans' ids and end times, so that
-// a trace sent again unchanged is not stored again.
-func (ot *openTrace) hash() string {
-	keys := make([]string, len(ot.spans))
-	for i, s := range ot.spans {
-		keys[i] = s.SpanID.String() + strconv.FormatInt(s.End.UnixNano(), 10)
-	}
-	slices.Sort(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		h.Write([]byte(k))
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ServeHTTP answers one OTLP/HTTP export request.
@@ -320,17 +344,19 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeStatus(w, enc, http.StatusMethodNotAllowed, codeInvalidArgument, "only POST is accepted")
 		return
 	}
-	body, status, err := r.readBody(w, req)
-	if err != nil {
-		writeStatus(w, enc, status, codeInvalidArgument, err.Error())
+	if retry := r.storeDown(time.Now()); retry > 0 {
+		r.refuse(w, enc, refusal{status: http.StatusServiceUnavailable, retry: retry,
+			why: "faultline receive cannot write to its store (is another process holding the database?); retry later"}, -1)
 		return
 	}
-	var td ptrace.Traces
-	if enc == protoEncoding {
-		td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
-	} else {
-		td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(body)
+	g := r.admit()
+	defer g.release()
+	body, no := r.readBody(w, req, g)
+	if no != nil {
+		r.refuse(w, enc, *no, -1)
+		return
 	}
+	td, err := enc.decode(body)
 	if err != nil {
 		writeStatus(w, enc, http.StatusBadRequest, codeInvalidArgument, "not OTLP traces: "+err.Error())
 		return
@@ -343,77 +369,78 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			problems = append(problems, where+": "+err.Error())
 		}
 	})
-	format := ingest.OTLPJSON{}.Name()
-	if enc == protoEncoding {
-		format = ingest.OTLPProto{}.Name()
-	}
-	late, retry, tooBig := r.accept(spans, format, time.Now())
-	switch {
-	case tooBig != "":
-		r.reject(td.SpanCount(), false)
-		writeStatus(w, enc, http.StatusRequestEntityTooLarge, codeInvalidArgument, tooBig)
-		return
-	case retry > 0:
-		r.reject(td.SpanCount(), true)
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(retry.Seconds()))))
-		writeStatus(w, enc, http.StatusTooManyRequests, codeResourceExhausted, "faultline receive holds as many open traces or spans as it may; retry later")
+	a := r.accept(spans, enc.format(), time.Now(), g, r.spool != nil)
+	if a.refused != nil {
+		r.refuse(w, enc, *a.refused, td.SpanCount())
 		return
 	}
-	if late > 0 {
-		problems = append(problems, fmt.Sprintf("%d spans arrived after their trace was stored (raise --root-wait or --idle-timeout)", late))
-		r.cfg.Log.Warn("spans arrived after their trace was stored; rejected", "spans", late)
+	if r.spool != nil && len(a.traces) > 0 {
+		if err := r.spoolRequest(enc, body, a.traces); err != nil {
+			r.cfg.Log.Error("writing to the spool", "err", err)
+			r.refuse(w, enc, refusal{status: http.StatusServiceUnavailable, retry: time.Second, why: "faultline receive could not write the request to its spool: " + err.Error()}, 0)
+			return
+		}
+	}
+	if a.late > 0 {
+		problems = append(problems, fmt.Sprintf("%d spans arrived after their trace was stored and are in it already; not stored again", a.late))
+		r.cfg.Log.Info("spans arrived again after their trace was stored; rejected as duplicates", "spans", a.late)
 	}
 	if noIDs > 0 {
 		r.cfg.Log.Warn("spans without trace or span id rejected", "spans", noIDs, "first", problems[0])
 	}
 	r.mu.Lock()
 	r.stats.Requests++
-	r.stats.Spans += int64(len(spans) - late)
-	r.stats.RejectedSpans += int64(late + noIDs)
+	r.stats.Spans += int64(len(spans) - a.late)
+	r.stats.RejectedSpans += int64(a.late + noIDs)
 	r.mu.Unlock()
-	writeResponse(w, enc, int64(late+noIDs), problems)
+	writeResponse(w, enc, int64(a.late+noIDs), problems)
 }
 
-func (r *Receiver) reject(spans int, throttled bool) {
+// refusal is why a request is refused whole.
+type refusal struct {
+	status int           // 413, 429 or 503
+	retry  time.Duration // when it may be sent again, for 429 and 503
+	why    string
+}
+
+// refuse answers a request refused whole, counting its spans (-1: not
+// decoded, so not counted) as rejected.
+func (r *Receiver) refuse(w http.ResponseWriter, enc encoding, no refusal, spans int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.stats.RejectedSpans += int64(spans)
-	if throttled {
+	if spans > 0 {
+		r.stats.RejectedSpans += int64(spans)
+	}
+	switch no.status {
+	case http.StatusServiceUnavailable:
+		r.stats.Unavailable++
+	case http.StatusTooManyRequests:
 		r.stats.Throttled++
 	}
-}
-
-// readBody reads the request body, decompressed, within MaxBodyBytes.
-func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) ([]byte, int, error) {
-	var body io.Reader = http.MaxBytesReader(w, req.Body, r.cfg.MaxBodyBytes)
-	switch req.Header.Get("Content-Encoding") {
-	case "", "identity":
-	case "gzip":
-		zr, err := gzip.NewReader(body)
-		if err != nil {
-			return nil, http.StatusBadRequest, fmt.Errorf("gzip body: %w", err)
+	r.mu.Unlock()
+	code := codeInvalidArgument
+	if no.retry > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(no.retry.Seconds()))))
+		code = codeResourceExhausted
+		if no.status == http.StatusServiceUnavailable {
+			code = codeUnavailable
 		}
-		defer zr.Close()
-		body = zr
-	default:
-		return nil, http.StatusUnsupportedMediaType, fmt.Errorf("Content-Encoding %q: send gzip or none", req.Header.Get("Content-Encoding"))
 	}
-	b, err := io.ReadAll(io.LimitReader(body, r.cfg.MaxBodyBytes+1))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig) || int64(len(b)) > r.cfg.MaxBodyBytes:
-		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", r.cfg.MaxBodyBytes)
-	case err != nil:
-		return nil, http.StatusBadRequest, fmt.Errorf("reading body: %w", err)
-	}
-	return b, 0, nil
+	writeStatus(w, enc, no.status, code, no.why)
 }
 
-// accept adds a request's spans to their traces, all or none. It returns
-// how many spans came for traces already stored (rejected), or, when the
-// spans do not fit, how long until they might (retry) or why they never will
-// (tooBig).
-func (r *Receiver) accept(spans []otel.Span, format string, now time.Time) (late int, retry time.Duration, tooBig string) {
+// accepted is what accept did with a request's spans.
+type accepted struct {
+	refused *refusal          // the request was refused whole
+	late    int               // spans already stored (duplicates), rejected
+	traces  []pcommon.TraceID // the traces given spans (retries of spans they hold included)
+}
+
+// accept adds a request's spans to their traces, all or none, giving back
+// what the request's admission reserved (g). Spans of a trace already
+// handed to the store start a late trace, merged into the stored one;
+// those the stored trace holds already are rejected. With writing, the
+// traces that take spans wait for the request to be spooled (see spooled).
+func (r *Receiver) accept(spans []otel.Span, format string, now time.Time, g *grant, writing bool) accepted {
 	// The spans' sizes walk their attributes: worked out once, outside the lock.
 	sizes := make([]int, len(spans))
 	size := 0
@@ -424,35 +451,45 @@ func (r *Receiver) accept(spans []otel.Span, format string, now time.Time) (late
 	newTraces := 0
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	g.releaseLocked()
 	fresh := map[pcommon.TraceID]bool{}
 	for i := range spans {
 		id := spans[i].TraceID
-		if r.open[id] == nil && !r.recent.has(id) && !fresh[id] {
+		if r.open[id] == nil && !fresh[id] && !r.recent.hasSpan(id, spans[i].SpanID) {
 			fresh[id] = true
 			newTraces++
 		}
 	}
-	c := r.cfg
-	if len(spans) > c.MaxSpans || size > c.MaxBytes || newTraces > c.MaxTraces {
-		return 0, 0, fmt.Sprintf("request of %d spans (%d bytes held) exceeds the receiver's limits (%d spans, %d bytes, %d traces)",
-			len(spans), size, c.MaxSpans, c.MaxBytes, c.MaxTraces)
+	c, s := r.cfg, &r.stats
+	switch {
+	case g == nil:
+		// Replayed from the spool: it was accepted before.
+	case len(spans) > c.MaxSpans || size > c.MaxBytes || newTraces > c.MaxTraces:
+		return accepted{refused: &refusal{status: http.StatusRequestEntityTooLarge, why: fmt.Sprintf("request of %d spans (%d bytes held) exceeds the receiver's limits (%d spans, %d bytes, %d traces)",
+			len(spans), size, c.MaxSpans, c.MaxBytes, c.MaxTraces)}}
+	case s.OpenSpans+len(spans) > c.MaxSpans || int64(s.OpenBytes+size)+s.RequestBytes > int64(c.MaxBytes) || s.OpenTraces+newTraces > c.MaxTraces:
+		return accepted{refused: &refusal{status: http.StatusTooManyRequests, retry: r.nextFlush(now),
+			why: "faultline receive holds as many open traces or spans as it may; retry later"}}
 	}
-	s := &r.stats
-	if s.OpenSpans+len(spans) > c.MaxSpans || s.OpenBytes+size > c.MaxBytes || s.OpenTraces+newTraces > c.MaxTraces {
-		return 0, r.nextFlush(now), ""
-	}
+	var out accepted
 	for i, sp := range spans {
-		if r.recent.has(sp.TraceID) {
-			late++
-			continue
-		}
 		ot := r.open[sp.TraceID]
 		if ot == nil {
-			ot = &openTrace{id: sp.TraceID, ids: map[pcommon.SpanID]bool{}, format: format}
+			if r.recent.hasSpan(sp.TraceID, sp.SpanID) {
+				out.late++
+				continue
+			}
+			ot = &openTrace{id: sp.TraceID, ids: map[pcommon.SpanID]bool{}, format: format, late: r.recent.has(sp.TraceID)}
 			r.open[sp.TraceID] = ot
 			s.OpenTraces++
 		}
 		ot.last = now
+		if !slices.Contains(out.traces, sp.TraceID) {
+			out.traces = append(out.traces, sp.TraceID)
+			if writing {
+				ot.writing++
+			}
+		}
 		if ot.ids[sp.SpanID] {
 			continue // an exporter's retry of a request that did arrive
 		}
@@ -466,7 +503,7 @@ func (r *Receiver) accept(spans []otel.Span, format string, now time.Time) (late
 			ot.root = true
 		}
 	}
-	return late, 0, ""
+	return out
 }
 
 // nextFlush estimates when the earliest open trace will be handed to the
@@ -475,39 +512,12 @@ func (r *Receiver) nextFlush(now time.Time) time.Duration {
 	next := r.cfg.IdleTimeout
 	for _, ot := range r.open {
 		wait := r.cfg.IdleTimeout
-		if ot.root {
+		if ot.root || ot.late {
 			wait = r.cfg.RootWait
 		}
 		next = min(next, max(0, wait-now.Sub(ot.last)))
 	}
 	return max(next, time.Second)
-}
-
-// recentIDs remembers the last n trace ids handed to the store.
-type recentIDs struct {
-	ring []pcommon.TraceID
-	next int
-	set  map[pcommon.TraceID]int // id → how many times it is in ring
-}
-
-func newRecentIDs(n int) recentIDs {
-	return recentIDs{ring: make([]pcommon.TraceID, 0, n), set: map[pcommon.TraceID]int{}}
-}
-
-func (s *recentIDs) has(id pcommon.TraceID) bool { return s.set[id] > 0 }
-
-func (s *recentIDs) add(id pcommon.TraceID) {
-	if len(s.ring) < cap(s.ring) {
-		s.ring = append(s.ring, id)
-	} else {
-		old := s.ring[s.next]
-		if s.set[old]--; s.set[old] == 0 {
-			delete(s.set, old)
-		}
-		s.ring[s.next] = id
-		s.next = (s.next + 1) % len(s.ring)
-	}
-	s.set[id]++
 }
 
 // encoding is how a request was sent, and so how it is answered.
@@ -517,6 +527,22 @@ const (
 	protoEncoding encoding = iota
 	jsonEncoding
 )
+
+// decode reads a request body.
+func (e encoding) decode(body []byte) (ptrace.Traces, error) {
+	if e == jsonEncoding {
+		return (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(body)
+	}
+	return (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
+}
+
+// format names the ingest format of a trace sent this way.
+func (e encoding) format() string {
+	if e == jsonEncoding {
+		return ingest.OTLPJSON{}.Name()
+	}
+	return ingest.OTLPProto{}.Name()
+}
 
 func (e encoding) contentType() string {
 	if e == jsonEncoding {
@@ -529,6 +555,7 @@ func (e encoding) contentType() string {
 const (
 	codeInvalidArgument   = 3
 	codeResourceExhausted = 8
+	codeUnavailable       = 14
 )
 
 // writeResponse writes an ExportTraceServiceResponse, with a partial

@@ -206,10 +206,17 @@ func TestReceiveFromSDKExporter(t *testing.T) {
 
 func post(t *testing.T, addr, contentType string, body []byte, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://"+addr+Path, bytes.NewReader(body))
+	return postBody(t, addr, contentType, bytes.NewReader(body), int64(len(body)), header...)
+}
+
+// postBody posts a body of the given length (-1: unknown, sent chunked).
+func postBody(t *testing.T, addr, contentType string, body io.Reader, length int64, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://"+addr+Path, body)
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.ContentLength = length
 	req.Header.Set("Content-Type", contentType)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
@@ -255,16 +262,22 @@ func TestReceiveJSON(t *testing.T) {
 
 	// The same spans again, after their trace was stored: rejected, said so.
 	resp, body = post(t, rcv.addr, "application/json", sample(t))
+	if rejected, msg, err := partialSuccess(body); err != nil || resp.StatusCode != 200 || rejected != "7" ||
+		!strings.Contains(msg, "arrived after their trace was stored") {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+}
+
+// partialSuccess reads the partial success of a JSON response.
+func partialSuccess(body []byte) (rejected, message string, err error) {
 	var partial struct {
 		PartialSuccess struct {
 			RejectedSpans string `json:"rejectedSpans"`
 			ErrorMessage  string `json:"errorMessage"`
 		} `json:"partialSuccess"`
 	}
-	if err := json.Unmarshal(body, &partial); err != nil || resp.StatusCode != 200 || partial.PartialSuccess.RejectedSpans != "7" ||
-		!strings.Contains(partial.PartialSuccess.ErrorMessage, "arrived after their trace was stored") {
-		t.Errorf("%d %s", resp.StatusCode, body)
-	}
+	err = json.Unmarshal(body, &partial)
+	return partial.PartialSuccess.RejectedSpans, partial.PartialSuccess.ErrorMessage, err
 }
 
 func TestReceiveRefusals(t *testing.T) {
