@@ -86,6 +86,7 @@ type atifStep struct {
 
 // Decode implements Format.
 func (ATIF) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	emit = in.limited(emit)
 	ids := uniqueIDs{}
 	return eachRecord(ctx, in, func(raw json.RawMessage, r *record) error {
 		return atifTrajectories(raw, 0, "", r, ids, emit)

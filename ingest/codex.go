@@ -167,7 +167,8 @@ func newCodexSession(src string) *codexSession {
 
 // Decode implements Format.
 func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
-	lr := newLineReader(in.R)
+	emit = in.limited(emit)
+	lr := newLineReader(in.jsonText(1))
 	var cur *codexSession
 	seen := map[string]int{} // session ids in this file, to keep trace ids unique
 	flush := func() error {
@@ -179,7 +180,7 @@ func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) erro
 		return s.finish(in, seen, emit)
 	}
 	for {
-		line, n, err := lr.nextContent(ctx, in.Path)
+		line, n, err := lr.nextContent(ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}

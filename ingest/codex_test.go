@@ -264,6 +264,7 @@ func FuzzCodex(f *testing.F) {
 		if err != nil {
 			t.Fatalf("decode of in-memory input failed: %v", err)
 		}
+		fuzzLimited(t, Codex{}, data)
 	})
 }
 

@@ -41,6 +41,7 @@ type docentRun struct {
 
 // Decode implements Format.
 func (Docent) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	emit = in.limited(emit)
 	ids := uniqueIDs{}
 	return eachRecord(ctx, in, func(raw json.RawMessage, r *record) error {
 		var run docentRun

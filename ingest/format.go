@@ -21,7 +21,8 @@ type Format interface {
 	Sniff(head []byte) bool
 	// Decode streams the traces in r to emit. Problems with single records
 	// are reported through in.Report and decoding goes on; only I/O failures
-	// and an emit error stop it.
+	// and an emit error stop it. No text of a trace emitted is longer than
+	// the text limit (see DefaultTextLimit).
 	Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error
 }
 
@@ -33,6 +34,9 @@ type Input struct {
 	Path   string
 	R      io.Reader
 	report func(Issue)
+	// limit is the text limit (Options.TextLimit): 0 for DefaultTextLimit,
+	// negative for none.
+	limit int
 }
 
 // Report records a problem at a location in the file.

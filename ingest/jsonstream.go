@@ -30,30 +30,43 @@ const maxBareToken = len("-Infinity")
 // the result does not depend on how the input is chunked. Text inside
 // strings is never touched.
 type nanFilter struct {
-	r        io.Reader
-	in       []byte // scratch buffer for reads from r
-	out      []byte // filtered bytes; out[off:] are not yet returned
-	off      int
+	pushReader
 	pending  []byte // a prefix of a bare token seen outside strings
 	inString bool
 	escaped  bool
-	err      error
 }
 
 func newNaNFilter(r io.Reader) *nanFilter {
-	return &nanFilter{r: r, in: make([]byte, 32<<10)}
+	f := &nanFilter{}
+	f.pushReader = pushReader{r: r, in: make([]byte, 32<<10), write: f.process, end: func() {
+		// A token cut off by the end of input is not a token: keep it as it was.
+		f.out = append(f.out, f.pending...)
+		f.pending = f.pending[:0]
+	}}
+	return f
+}
+
+// pushReader is an io.Reader that filters what it reads from r: write
+// takes each chunk read and appends what it makes of it to out; end, at
+// the end of the input, appends what it held back.
+type pushReader struct {
+	r     io.Reader
+	in    []byte // scratch buffer for reads from r
+	out   []byte // filtered bytes; out[off:] are not yet returned
+	off   int
+	err   error
+	write func([]byte)
+	end   func()
 }
 
 // Read implements io.Reader.
-func (f *nanFilter) Read(p []byte) (int, error) {
+func (f *pushReader) Read(p []byte) (int, error) {
 	for f.off == len(f.out) && f.err == nil {
 		f.out, f.off = f.out[:0], 0
 		n, err := f.r.Read(f.in)
-		f.process(f.in[:n])
+		f.write(f.in[:n])
 		if err != nil {
-			// A token cut off by the end of input is not a token: keep it as it was.
-			f.out = append(f.out, f.pending...)
-			f.pending = f.pending[:0]
+			f.end()
 			f.err = err
 		}
 	}
@@ -231,7 +244,10 @@ func (l *lineIndex) Line(offset int64) int {
 // as null. Each record is returned raw so that a record of the wrong shape
 // can be reported and skipped without losing the others.
 type jsonRecords struct {
-	lines   *lineIndex
+	lines *lineIndex
+	// where names the JSON value being read, when the reader knows (see
+	// clipReader.Where); "" otherwise.
+	where   func() string
 	dec     *json.Decoder
 	base    int64 // bytes skipped before the decoder's input (a byte-order mark)
 	inArray bool
@@ -249,7 +265,11 @@ func newJSONRecords(r io.Reader) *jsonRecords {
 		base = 3
 	}
 	dec := json.NewDecoder(br)
-	return &jsonRecords{lines: lines, dec: dec, base: base}
+	s := &jsonRecords{lines: lines, dec: dec, base: base, where: func() string { return "" }}
+	if cr, ok := r.(*clipReader); ok {
+		s.where = cr.Where
+	}
+	return s
 }
 
 // jsonStreamError is a defect of the document that stops reading it: a
@@ -257,6 +277,13 @@ func newJSONRecords(r io.Reader) *jsonRecords {
 type jsonStreamError struct {
 	Line int
 	Msg  string
+	// Offset is the byte where the document breaks (in the text as read,
+	// its long strings cut); Where the JSON path being read when it ended,
+	// on a truncated document, or "".
+	Offset int64
+	Where  string
+	// Truncated tells a document cut short from a syntax error.
+	Truncated bool
 }
 
 func (e *jsonStreamError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
@@ -335,9 +362,12 @@ func (s *jsonRecords) fail(err error) error {
 	var syn *json.SyntaxError
 	switch {
 	case errors.As(err, &syn):
-		// The error's own offset is not the document's (see syntaxErrorOffset), so only its line is told.
-		return &jsonStreamError{Line: s.lines.Line(s.syntaxErrorOffset()), Msg: "invalid JSON: " + syn.Error()}
-	case errors.Is(err, io.ErrUnexpectedEOF):
+		// The error's own offset is not the document's (see syntaxErrorOffset).
+		off := s.syntaxErrorOffset()
+		return &jsonStreamError{Line: s.lines.Line(off), Offset: off, Msg: "invalid JSON: " + syn.Error()}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		// The end of the input inside a value, or where one was due (after
+		// a key): either way the document is cut short.
 		return s.truncated("the file ends inside a record")
 	}
 	return err
@@ -350,7 +380,7 @@ func (s *jsonRecords) truncated(what string) error {
 	if end > 0 {
 		end-- // the last byte, so that a final newline does not start a line
 	}
-	return &jsonStreamError{Line: s.lines.Line(end), Msg: "truncated JSON: " + what}
+	return &jsonStreamError{Line: s.lines.Line(end), Offset: s.lines.read, Where: s.where(), Truncated: true, Msg: "truncated JSON: " + what}
 }
 
 // syntaxErrorOffset locates a syntax error in the document. The decoder's

@@ -2,13 +2,18 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/faultline/faultline/trace"
 )
 
 // chunkReader returns its content in reads of at most n bytes, to put
@@ -208,5 +213,52 @@ func TestJSONRecordsPassesReadErrors(t *testing.T) {
 	_, _, err := records(t, io.MultiReader(strings.NewReader(`[{"a":1},`), iotest.ErrReader(boom)))
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the reader's error", err)
+	}
+}
+
+// A document cut short anywhere is reported where it ends: decoding goes on
+// to the end (no "decoding stopped: EOF"), and every error names its line
+// or byte. Inspect, which streams one object holding everything (often on
+// one line), also names the JSON path it was reading.
+func TestTruncatedDocumentsSayWhere(t *testing.T) {
+	otlp, err := os.ReadFile(filepath.Join("testdata", "otlp", "genai_current.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inspectLog := `{"version": 2, "eval": {"eval_id": "E1"}, "samples": [` + inspectSamples[0] + `]}`
+	tests := []struct {
+		format Format
+		data   string
+	}{
+		{Codex{}, codexSample},
+		{MAD{}, madHumanSample},
+		{OTLPJSON{}, string(otlp)},
+		{InspectAI{}, inspectLog},
+		{InspectAI{}, `{"" `},
+		{WhoWhen{}, whoWhenAG2},
+		{TauBench{}, tauResults},
+		{ATIF{}, atifSample},
+		{Docent{}, docentRuns},
+		{MagenticOne{}, magenticLogSample},
+		{OpenAIChat{}, chatShapes},
+	}
+	for _, tc := range tests {
+		for cut := 1; cut < len(tc.data); cut += max(1, len(tc.data)/40) {
+			in := tc.data[:cut]
+			var issues []Issue
+			i := &Input{Path: "cut.json", R: strings.NewReader(in), report: func(is Issue) { issues = append(issues, is) }}
+			if err := tc.format.Decode(context.Background(), i, func(*trace.Trace) error { return nil }); err != nil {
+				t.Errorf("%s cut at %d: decoding stopped: %v", tc.format.Name(), cut, err)
+			}
+			for _, is := range issues {
+				if is.Severity == Error && is.Line == 0 && !strings.Contains(is.Message, "byte ") {
+					t.Errorf("%s cut at %d: %s says not where", tc.format.Name(), cut, is)
+				}
+			}
+		}
+	}
+	_, issues := decodeWith(t, InspectAI{}, "x.json", strings.NewReader(`{"samples": [{"id": 1, "messages": [{"content": "ab`))
+	if len(issues) != 1 || issues[0].String() != `x.json:1: truncated JSON: the file ends inside a record; reading stopped after 0 samples (the log ends in samples[0].messages[0].content, at byte 51)` {
+		t.Errorf("issues %v", issues)
 	}
 }

@@ -67,10 +67,18 @@ type madTraceObject struct {
 	Trajectory json.RawMessage `json:"trajectory"`
 }
 
+// madTrajectoryScale is how many text limits of a MAD trajectory are kept:
+// a whole run is one string, split into steps after it is read, each step
+// then cut to the limit. The largest in the MAST datasets is about 645 KB.
+const madTrajectoryScale = 16
+
 // Decode implements Format.
 func (MAD) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	emit = in.limited(emit)
 	ids := map[string]bool{}
-	return eachRecord(ctx, in, func(raw json.RawMessage, rec *record) error {
+	// A trajectory is one string split into many steps: it is cut at
+	// madTrajectoryScale times the text limit, its steps at the limit.
+	return eachRecordScaled(ctx, in, madTrajectoryScale, func(raw json.RawMessage, rec *record) error {
 		r := &madReader{rec}
 		if t := r.trace(raw, ids); t != nil {
 			return emit(t)

@@ -585,5 +585,6 @@ func FuzzMAD(f *testing.F) {
 		if err != nil {
 			t.Errorf("Decode: %v", err)
 		}
+		fuzzLimited(t, MAD{}, data)
 	})
 }

@@ -38,6 +38,7 @@ func (MagenticOne) Sniff(head []byte) bool {
 
 // Decode implements Format.
 func (MagenticOne) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	emit = in.limited(emit)
 	t := &trace.Trace{Format: "magentic-one", Source: in.Path, System: "magentic-one"}
 	// The log names no run, so its id is a hash of its messages: the same
 	// run has the same id wherever its file lies.

@@ -50,6 +50,7 @@ type openAIConversation struct {
 
 // Decode implements Format.
 func (OpenAIChat) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	emit = in.limited(emit)
 	ids := uniqueIDs{}
 	// Loose messages make one conversation, emitted when the file ends. It
 	// names no id, so it is named by a hash of its messages.

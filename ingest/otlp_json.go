@@ -41,11 +41,12 @@ func (OTLPJSON) Sniff(head []byte) bool {
 // since any record may add spans to any trace.
 func (OTLPJSON) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
 	c := newOTelCollector()
-	lr := newLineReader(in.R)
+	emit = in.limited(emit)
+	lr := newLineReader(in.jsonText(1))
 	var pending []byte // the first line, when it is not a whole record
 	pendingLine := 0
 	for {
-		line, n, err := lr.nextContent(ctx, in.Path)
+		line, n, err := lr.nextContent(ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -62,7 +63,7 @@ func (OTLPJSON) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) e
 			// lines. pdata needs it whole.
 			rest, err := io.ReadAll(lr.br)
 			if err != nil {
-				return fmt.Errorf("%s: %w", in.Path, err)
+				return err
 			}
 			doc := bytes.Repeat([]byte{'\n'}, pendingLine-1)
 			doc = append(append(doc, pending...), '\n')

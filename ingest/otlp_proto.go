@@ -195,6 +195,7 @@ func protoNext(b []byte) (protoField, int) {
 // fails, its spans are unmarshalled one by one, each inside a copy of its
 // resource and scope, so one bad span loses only itself.
 func (OTLPProto) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	emit = in.limited(emit)
 	br := bufio.NewReaderSize(in.R, SniffSize)
 	head, _ := br.Peek(SniffSize)
 	framed, _ := otlpProtoFraming(head)
@@ -202,7 +203,7 @@ func (OTLPProto) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) 
 	if !framed {
 		data, err := io.ReadAll(br)
 		if err != nil {
-			return fmt.Errorf("%s: %w", in.Path, err)
+			return err
 		}
 		otlpProtoMessage(in, data, "", c)
 		return c.emit(in, OTLPProto{}.Name(), emit)

@@ -393,6 +393,7 @@ func FuzzOTLPJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		(OTLPJSON{}).Sniff(data)
 		decodeBytes(t, OTLPJSON{}, data)
+		fuzzLimited(t, OTLPJSON{}, data)
 	})
 }
 
@@ -405,5 +406,6 @@ func FuzzOTLPProto(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		(OTLPProto{}).Sniff(data)
 		decodeBytes(t, OTLPProto{}, data)
+		fuzzLimited(t, OTLPProto{}, data)
 	})
 }

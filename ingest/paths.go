@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/faultline/faultline/trace"
@@ -88,12 +89,15 @@ type FileInfo struct {
 type Summary struct {
 	Files     int // files decoded
 	Unchanged int // recognised files skipped because the sink already has them
-	Skipped   int // files met in a directory walk that are in no trace format
-	Traces    int // traces emitted and taken by the sink
-	Refused   int // traces the sink refused (see ErrRefused), each also an error
-	Errors    int // issues of severity Error
-	Notices   int
-	// SkippedFiles lists the walked files in no known format.
+	// Skipped counts the files met in a directory walk that are in no
+	// trace format, and those not read at all, each reported with why (a
+	// named pipe, a link to a directory, a second link to a file).
+	Skipped int
+	Traces  int // traces emitted and taken by the sink
+	Refused int // traces the sink refused (see ErrRefused), each also an error
+	Errors  int // issues of severity Error
+	Notices int
+	// SkippedFiles lists the walked files Skipped counts.
 	SkippedFiles []string
 	// UnchangedFiles lists the keys (FileInfo.Path) of the recognised files
 	// the sink already had.
@@ -106,6 +110,12 @@ type Options struct {
 	Report func(Issue)
 	// Stdin is read for the path "-"; os.Stdin when nil.
 	Stdin io.Reader
+	// TextLimit is the most of one text a trace keeps, in bytes: a longer
+	// one keeps its head and tail around a mark of the cut, and the trace's
+	// meta its size (see CutTextsMeta). 0 is DefaultTextLimit; negative
+	// keeps every text whole, at the cost of memory about eleven times the
+	// longest.
+	TextLimit int
 }
 
 // Paths ingests files and directories (recursively; hidden directories are
@@ -113,6 +123,14 @@ type Options struct {
 // its content. A file named explicitly that is in no known format is an
 // error; one met in a directory walk is counted and skipped, since trace
 // directories hold other files too.
+//
+// Symbolic links are followed to files, in a walk too (git-annex and DVC
+// keep data as links into their stores), but not to directories in a walk,
+// so that a walk cannot loop; a link that leads nowhere is an error. A
+// named pipe named explicitly (a shell's <(zcat runs.jsonl.gz) is one) is
+// read as a stream, as standard input is, once a writer opens it; in a
+// walk it is skipped, since nothing may ever write to it. Anything skipped
+// is reported with why.
 func Paths(ctx context.Context, paths []string, sink Sink, opts Options) (Summary, error) {
 	w := &walker{sink: sink, opts: opts, zero: newZeroDirs()}
 	for _, p := range paths {
@@ -127,20 +145,56 @@ func Paths(ctx context.Context, paths []string, sink Sink, opts Options) (Summar
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + errText(err)})
+			w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + linkProblem(p, err)})
 			continue
 		}
-		if !info.IsDir() {
-			if err := w.file(ctx, p, p, true); err != nil {
-				return w.sum, err
-			}
-			continue
+		switch mode := info.Mode(); {
+		case mode.IsDir():
+			err = w.dir(ctx, p)
+		case mode.IsRegular():
+			err = w.file(ctx, p, p, true, "")
+		case mode&fs.ModeNamedPipe != 0:
+			err = w.pipe(ctx, p)
+		default:
+			w.report(Issue{Path: p, Severity: Error, Message: "not read: " + special(mode) + ", not a file"})
 		}
-		if err := w.dir(ctx, p); err != nil {
+		if err != nil {
 			return w.sum, err
 		}
 	}
 	return w.sum, nil
+}
+
+// special names the kind of a file that is neither a regular file nor a
+// directory.
+func special(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	case mode&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "an irregular file"
+}
+
+// linkProblem words why a path that may be a symbolic link cannot be
+// read: a link to nothing is a git-annex file whose content is not here,
+// more often than not.
+func linkProblem(p string, err error) string {
+	target, lerr := os.Readlink(p)
+	switch {
+	case lerr != nil:
+		return errText(err)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("a symbolic link to %s, which does not exist (content not fetched, as git-annex and DVC leave it?)", target)
+	}
+	return fmt.Sprintf("a symbolic link to %s: %s", target, errText(err))
 }
 
 type walker struct {
@@ -161,8 +215,20 @@ func (w *walker) report(i Issue) {
 	}
 }
 
+// skip counts a walked file not read, and reports why.
+func (w *walker) skip(p, why string) {
+	w.sum.Skipped++
+	w.sum.SkippedFiles = append(w.sum.SkippedFiles, p)
+	w.report(Issue{Path: p, Severity: Notice, Message: "skipped: " + why})
+}
+
 func (w *walker) dir(ctx context.Context, root string) error {
-	var files []string
+	if info, err := os.Lstat(root); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		// A link to a directory, named: walk what it leads to (a walk
+		// takes its root as it is, a link).
+		root += string(filepath.Separator)
+	}
+	var files, links []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + errText(err)})
@@ -171,27 +237,87 @@ func (w *walker) dir(ctx context.Context, root string) error {
 			}
 			return nil
 		}
-		if d.IsDir() {
+		switch mode := d.Type(); {
+		case d.IsDir():
 			if p != root && strings.HasPrefix(d.Name(), ".") {
 				return fs.SkipDir
 			}
-			return nil
-		}
-		if d.Type().IsRegular() {
+		case mode.IsRegular():
 			files = append(files, p)
+		case mode&fs.ModeSymlink != 0:
+			links = append(links, p)
+		default:
+			w.skip(p, special(mode)+", not a file (name it to read it)")
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	files = append(files, w.links(root, files, links)...)
 	sort.Strings(files)
 	for _, p := range files {
-		if err := w.file(ctx, p, p, false); err != nil {
+		if err := w.file(ctx, p, p, false, ""); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// links returns the symbolic links met in a walk of root that lead to
+// files, but for those leading to a file the walk reads already (under
+// root, or through an earlier link): what git-annex and DVC keep as links
+// is read once. A link to a directory is not followed, so that a walk
+// cannot loop; one that leads nowhere is reported.
+func (w *walker) links(root string, files, links []string) []string {
+	if len(links) == 0 {
+		return nil
+	}
+	// A walked file's real path is the root's, resolved, and the path
+	// under it: the walk followed no link to get there.
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err == nil {
+		realRoot, err = filepath.Abs(realRoot)
+	}
+	read := map[string]string{} // real path → the path it is read as
+	if err == nil {
+		for _, f := range files {
+			if rel, err := filepath.Rel(root, f); err == nil {
+				read[filepath.Join(realRoot, rel)] = f
+			}
+		}
+	}
+	sort.Strings(links)
+	var out []string
+	for _, p := range links {
+		info, err := os.Stat(p)
+		switch {
+		case err != nil:
+			w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + linkProblem(p, err)})
+			continue
+		case info.IsDir():
+			w.skip(p, "a symbolic link to a directory, not followed in a walk (name it to read it)")
+			continue
+		case !info.Mode().IsRegular():
+			w.skip(p, "a symbolic link to "+special(info.Mode())+", not a file (name it to read it)")
+			continue
+		}
+		target, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			target, err = filepath.Abs(target)
+		}
+		if err != nil {
+			w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + linkProblem(p, err)})
+			continue
+		}
+		if first, ok := read[target]; ok {
+			w.skip(p, "a symbolic link to "+first+", read there")
+			continue
+		}
+		read[target] = p
+		out = append(out, p)
+	}
+	return out
 }
 
 // stdin spools standard input to a temporary file, so that it is hashed and
@@ -201,21 +327,91 @@ func (w *walker) stdin(ctx context.Context) error {
 	if in == nil {
 		in = os.Stdin
 	}
-	tmp, err := os.CreateTemp("", "faultline-stdin-*")
+	return w.spool(ctx, in, "<stdin>", "stdin", "standard input")
+}
+
+// fifoNotice is how long a named pipe is waited for before saying so.
+var fifoNotice = 2 * time.Second
+
+// pipe reads a named pipe named explicitly as a stream, once a writer
+// opens it: spooled, as standard input is. Waiting for the writer is
+// reported, and the context's end stops it.
+func (w *walker) pipe(ctx context.Context, p string) error {
+	f, err := openFIFO(ctx, p, func() {
+		w.report(Issue{Path: p, Severity: Notice, Message: "a named pipe: waiting for something to write to it, to read it as a stream (interrupt to stop)"})
+	})
 	if err != nil {
-		return fmt.Errorf("spooling standard input: %w", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + errText(err)})
+		return nil
+	}
+	defer f.Close()
+	// A read blocked on the pipe ends with the context too.
+	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
+	defer stop()
+	return w.spool(ctx, f, p, "pipe", p)
+}
+
+// openFIFO opens a named pipe for reading, which blocks until a writer
+// opens it: in the background, so that waiting can be reported (by
+// waiting, after fifoNotice) and cut short by the context.
+func openFIFO(ctx context.Context, p string, waiting func()) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(p)
+		done <- opened{f, err}
+	}()
+	notice := time.NewTimer(fifoNotice)
+	defer notice.Stop()
+	for {
+		select {
+		case o := <-done:
+			return o.f, o.err
+		case <-notice.C:
+			waiting()
+		case <-ctx.Done():
+			// Be the writer it waits for, so that it returns.
+			unblockFIFO(p)
+			go func() {
+				if o := <-done; o.f != nil {
+					o.f.Close()
+				}
+			}()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// spool copies a stream to a temporary file, so that it is hashed and
+// decoded like any file without being held in memory. key names the
+// stream's kind in FileInfo.Path; what names it in reads errors.
+func (w *walker) spool(ctx context.Context, in io.Reader, display, key, what string) error {
+	tmp, err := os.CreateTemp("", "faultline-"+key+"-*")
+	if err != nil {
+		return fmt.Errorf("spooling %s: %w", what, err)
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 	if _, err := io.Copy(tmp, in); err != nil {
-		return fmt.Errorf("reading standard input: %w", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("reading %s: %w", what, err)
 	}
-	return w.file(ctx, tmp.Name(), "<stdin>", true)
+	return w.file(ctx, tmp.Name(), display, true, key)
 }
 
 // file ingests one file. display is the name used in reports and stored as
-// the trace source.
-func (w *walker) file(ctx context.Context, path, display string, explicit bool) error {
+// the trace source. stream, for a file spooled from a stream, names the
+// stream's kind ("stdin", "pipe"): the file is then known by its content's
+// hash, not its path.
+func (w *walker) file(ctx context.Context, path, display string, explicit bool, stream string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		w.report(Issue{Path: display, Severity: Error, Message: "cannot read: " + errText(err)})
@@ -249,12 +445,12 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool) 
 		return nil
 	}
 	info := FileInfo{Path: display, Hash: hex.EncodeToString(h.Sum(nil)), Size: size, Format: format.Name()}
-	if path == display {
+	if stream == "" {
 		if abs, err := filepath.Abs(path); err == nil {
 			info.Path = abs
 		}
 	} else {
-		info.Path = "stdin:" + info.Hash
+		info.Path = stream + ":" + info.Hash
 	}
 	fs, err := w.sink.File(ctx, info)
 	if err != nil {
@@ -269,16 +465,19 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool) 
 	if err != nil {
 		return errors.Join(fmt.Errorf("%s: %w", display, err), fs.Close(ctx, FileResult{Err: err}))
 	}
+	pos := &positionReader{}
 	if compressed {
 		r = &brokenStream{r: r, report: func(err error) {
-			w.report(Issue{Path: display, Severity: Error, Message: "the gzip stream is broken (" + err.Error() + "); what came before it is read"})
+			w.report(Issue{Path: display, Severity: Error, Message: fmt.Sprintf(
+				"the gzip stream is broken (%v); what came before it is read (the break is after byte %d of its content, line %d)", err, pos.n, pos.lines+1)})
 		}}
 	}
+	pos.r = r
 	errorsBefore := w.sum.Errors
-	in := &Input{Path: display, R: r, report: w.report}
+	in := &Input{Path: display, R: pos, report: w.report, limit: w.opts.TextLimit}
 	w.sum.Files++
 	decodeErr := format.Decode(ctx, in, func(t *trace.Trace) error {
-		if t.Format == "codex" && path == display {
+		if t.Format == "codex" && stream == "" {
 			w.zero.annotate(in, path, t)
 		}
 		err := fs.Trace(ctx, t)
@@ -292,12 +491,45 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool) 
 		return err
 	})
 	if decodeErr != nil && ctx.Err() == nil {
-		w.report(Issue{Path: display, Severity: Error, Message: "decoding stopped: " + decodeErr.Error()})
+		w.report(pos.stopped(display, decodeErr))
 	}
 	if closeErr := fs.Close(ctx, FileResult{Err: decodeErr, Errors: w.sum.Errors - errorsBefore}); closeErr != nil {
 		return fmt.Errorf("%s: %w", display, closeErr)
 	}
 	return ctx.Err()
+}
+
+// positionReader counts what is read of a file's content, so that
+// decoding that stops can say where. The formats read it as the file;
+// Inspect's archives are read in place, through r.
+type positionReader struct {
+	r     io.Reader
+	n     int64 // bytes read
+	lines int   // newlines read
+}
+
+func (p *positionReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	p.lines += bytes.Count(b[:n], []byte{'\n'})
+	return n, err
+}
+
+// stopped is the issue of decoding stopped by err: where in the content
+// it had read to (a read error happens there; the decoder's own stops,
+// such as a store's failure, soon after what it was reading), or, for a
+// file read in place, the error alone.
+func (p *positionReader) stopped(display string, err error) Issue {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		msg = "the file ends unexpectedly (" + msg + ")"
+	}
+	if p.n == 0 {
+		return Issue{Path: display, Severity: Error, Message: "decoding stopped: " + msg}
+	}
+	return Issue{Path: display, Line: p.lines + 1, Severity: Error,
+		Message: fmt.Sprintf("decoding stopped after byte %d: %s", p.n, msg)}
 }
 
 // gzipMagic starts every gzip stream. Traces are often kept compressed

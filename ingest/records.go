@@ -51,7 +51,13 @@ func (r *record) at(offset int) int { return r.line + offset }
 // jsonRecords). A broken document is reported where it breaks, and what
 // was read before it is kept; fn's error stops the walk.
 func eachRecord(ctx context.Context, in *Input, fn func(raw json.RawMessage, r *record) error) error {
-	records := newJSONRecords(in.R)
+	return eachRecordScaled(ctx, in, 1, fn)
+}
+
+// eachRecordScaled is eachRecord with strings cut at scale times the text
+// limit, for a format whose long strings are split into many steps.
+func eachRecordScaled(ctx context.Context, in *Input, scale int, fn func(raw json.RawMessage, r *record) error) error {
+	records := newJSONRecords(in.jsonText(scale))
 	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -66,7 +72,7 @@ func eachRecord(ctx context.Context, in *Input, fn func(raw json.RawMessage, r *
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", in.Path, err)
+			return err // a read error, which the caller places
 		}
 		if err := fn(raw, &record{in: in, n: n, line: line}); err != nil {
 			return err

@@ -119,12 +119,31 @@ func TestEachRecordStopsAtABrokenDocument(t *testing.T) {
 
 // fuzzFormat is the body of the record formats' fuzz targets: any bytes
 // sniff and decode without a panic or a decoding error, and every trace
-// emitted is valid, named once, and cites only its own steps.
+// emitted is valid, named once, and cites only its own steps; and so with
+// a text limit small enough to cut, under which no text is kept longer.
 func fuzzFormat(t *testing.T, f Format, data []byte) {
 	f.Sniff(data)
-	in := &Input{Path: "fuzz", R: bytes.NewReader(data), report: func(Issue) {}}
+	fuzzDecode(t, f, data, 0)
+	fuzzLimited(t, f, data)
+}
+
+// fuzzLimitBytes is the text limit fuzz targets decode with too.
+const fuzzLimitBytes = 16
+
+// fuzzLimited decodes data with a text limit small enough to cut what
+// fuzzing makes, checking every trace keeps to it.
+func fuzzLimited(t *testing.T, f Format, data []byte) {
+	for _, tr := range fuzzDecode(t, f, data, fuzzLimitBytes) {
+		checkLimited(t, tr, fuzzLimitBytes)
+	}
+}
+
+func fuzzDecode(t *testing.T, f Format, data []byte, limit int) []*trace.Trace {
+	in := &Input{Path: "fuzz", R: bytes.NewReader(data), report: func(Issue) {}, limit: limit}
 	ids := map[string]bool{}
+	var traces []*trace.Trace
 	err := f.Decode(context.Background(), in, func(tr *trace.Trace) error {
+		traces = append(traces, tr)
 		if p := tr.Validate(); len(p) > 0 {
 			t.Errorf("trace %s invalid: %v", tr.ID, p)
 		}
@@ -142,4 +161,5 @@ func fuzzFormat(t *testing.T, f Format, data []byte) {
 	if err != nil {
 		t.Errorf("Decode: %v", err)
 	}
+	return traces
 }

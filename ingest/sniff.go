@@ -145,8 +145,8 @@ func (lr *lineReader) Next() ([]byte, int, error) {
 
 // nextContent returns the next line that is not blank, and its number. It
 // stops when ctx is done, returns io.EOF after the last line, and names the
-// file and line of a read error.
-func (lr *lineReader) nextContent(ctx context.Context, path string) ([]byte, int, error) {
+// line of a read error.
+func (lr *lineReader) nextContent(ctx context.Context) ([]byte, int, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, lr.line, err
@@ -156,7 +156,7 @@ func (lr *lineReader) nextContent(ctx context.Context, path string) ([]byte, int
 			return nil, n, io.EOF
 		}
 		if err != nil {
-			return nil, n, fmt.Errorf("%s:%d: %w", path, n, err)
+			return nil, n, fmt.Errorf("line %d: %w", n+1, err)
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			return line, n, nil

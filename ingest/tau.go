@@ -65,6 +65,7 @@ var tauDomain = regexp.MustCompile(`(?i)^\s*#\s*(\w+) agent policy`)
 
 // Decode implements Format.
 func (TauBench) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	emit = in.limited(emit)
 	ids := uniqueIDs{}
 	return eachRecord(ctx, in, func(raw json.RawMessage, r *record) error {
 		var rec tauRecord

@@ -74,6 +74,7 @@ type whoWhenRecord struct {
 
 // Decode implements Format.
 func (WhoWhen) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
+	emit = in.limited(emit)
 	ids := uniqueIDs{}
 	return eachRecord(ctx, in, func(raw json.RawMessage, r *record) error {
 		if t := whoWhenTrace(raw, r, ids); t != nil {

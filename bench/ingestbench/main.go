@@ -2,6 +2,11 @@
 // much memory it holds while doing so, next to a plain encoding/json decode of
 // the same bytes into map[string]any. Each mode runs in its own process (see
 // bench/ingest.sh) so that the peak resident memory reported is its own.
+//
+// With -gen it writes the files bench/longline.sh measures instead: files
+// whose size is all in one line, one text, one sample (see gen.go). The
+// program uses only what ingest has long offered, so that it also builds
+// against an older revision, for a comparison.
 package main
 
 import (
@@ -26,9 +31,18 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "decode", "decode (faultline's Codex decoder), detect (decode + detectors), store (full ingest into SQLite), or map (encoding/json into map[string]any)")
-	file := flag.String("file", "", "JSONL file to read")
+	mode := flag.String("mode", "decode", "decode (faultline's decoders), detect (decode + detectors), store (full ingest into SQLite), or map (encoding/json into map[string]any)")
+	file := flag.String("file", "", "the file to read")
+	gen := flag.String("gen", "", "write a file of this shape to -o and exit: "+shapes)
+	sizeMB := flag.Int("mb", 200, "with -gen: the size of its long part, in MB")
+	out := flag.String("o", "", "with -gen: the file to write")
 	flag.Parse()
+	if *gen != "" {
+		if err := generate(*gen, *sizeMB*1000*1000, *out); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *file == "" {
 		log.Fatal("-file is required")
 	}
@@ -37,14 +51,14 @@ func main() {
 		log.Fatal(err)
 	}
 	start := time.Now()
-	var traces, steps int
+	c := &countSink{detectors: *mode == "detect"}
 	switch *mode {
 	case "decode", "detect":
-		traces, steps, err = decode(*file, *mode == "detect")
+		_, err = ingest.Paths(context.Background(), []string{*file}, c, ingest.Options{})
 	case "store":
-		traces, err = storeAll(*file)
+		err = storeAll(*file, c)
 	case "map":
-		steps, err = decodeMaps(*file)
+		c.steps, err = decodeMaps(*file)
 	default:
 		err = fmt.Errorf("unknown mode %q", *mode)
 	}
@@ -53,54 +67,80 @@ func main() {
 	}
 	secs := time.Since(start).Seconds()
 	mb := float64(info.Size()) / 1e6
-	fmt.Printf("%-7s %8.1f MB  %6.2f s  %7.1f MB/s  peak RSS %6.1f MB  traces %d  steps/lines %d\n",
-		*mode, mb, secs, mb/secs, peakRSS(), traces, steps)
+	fmt.Printf("%-7s %8.1f MB  %6.2f s  %7.1f MB/s  peak RSS %6.1f MB  traces %d  steps/lines %d  longest text %d%s\n",
+		*mode, mb, secs, mb/secs, peakRSS(), c.traces, c.steps, c.longest, c.cut)
 }
 
-// decode streams the file through the Codex decoder, dropping each trace once
-// emitted (optionally after running the detectors), as ingest does.
-func decode(path string, withDetectors bool) (traces, steps int, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	sink := &countSink{detectors: withDetectors}
-	_, err = ingest.Paths(context.Background(), []string{path}, sink, ingest.Options{})
-	return sink.traces, sink.steps, err
-}
-
+// countSink counts what it is given, dropping each trace once emitted
+// (optionally after running the detectors), as ingest does.
 type countSink struct {
 	detectors     bool
 	traces, steps int
+	longest       int    // bytes of the longest step text or arguments
+	cut           string // the texts cut to the text limit, as the meta lists them
 }
 
 func (c *countSink) File(context.Context, ingest.FileInfo) (ingest.FileSink, error) { return c, nil }
 func (c *countSink) Close(context.Context, ingest.FileResult) error                 { return nil }
 func (c *countSink) Trace(_ context.Context, t *trace.Trace) error {
-	c.traces++
-	c.steps += len(t.Steps)
+	c.count(t)
 	if c.detectors {
 		detect.Run(t, detect.All)
 	}
 	return nil
 }
 
-// storeAll ingests the file into a fresh SQLite database, detectors on.
-func storeAll(path string) (int, error) {
+func (c *countSink) count(t *trace.Trace) {
+	c.traces++
+	c.steps += len(t.Steps)
+	for _, s := range t.Steps {
+		c.longest = max(c.longest, len(s.Text), len(s.Args))
+	}
+	if cut := t.Meta["cut_texts"]; cut != "" { // ingest.CutTextsMeta, spelt out for older revisions
+		c.cut = "  cut: " + cut
+	}
+}
+
+// storeAll ingests the file into a fresh SQLite database, detectors on,
+// counting the traces on their way.
+func storeAll(path string, c *countSink) error {
 	dir, err := os.MkdirTemp("", "ingestbench-*")
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "bench.db"))
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer st.Close()
-	sum, err := ingest.Paths(ctx, []string{path}, pipeline.Detecting(st, detect.All, func(error) {}), ingest.Options{})
-	return sum.Traces, err
+	_, err = ingest.Paths(ctx, []string{path}, pipeline.Detecting(&counting{st, c}, detect.All, func(error) {}), ingest.Options{})
+	return err
+}
+
+// counting counts the traces on their way to a sink.
+type counting struct {
+	next ingest.Sink
+	c    *countSink
+}
+
+func (s *counting) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, error) {
+	fs, err := s.next.File(ctx, f)
+	if fs == nil || err != nil {
+		return fs, err
+	}
+	return &countingFile{fs, s.c}, nil
+}
+
+type countingFile struct {
+	ingest.FileSink
+	c *countSink
+}
+
+func (f *countingFile) Trace(ctx context.Context, t *trace.Trace) error {
+	f.c.count(t)
+	return f.FileSink.Trace(ctx, t)
 }
 
 // decodeMaps is the baseline: every line into a map[string]any.
