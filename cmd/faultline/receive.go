@@ -16,6 +16,7 @@ import (
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/internal/receive"
+	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -89,7 +90,8 @@ The default address is loopback only: the receiver has no authentication.`,
 			cfg.Log = a.log
 			cfg.Stored = func(t *trace.Trace) {
 				if !a.quiet {
-					fmt.Fprintf(a.stdout, "stored %s  %s  %d steps  %s\n", t.ID, orDash(t.Model), len(t.Steps), foundModes(t.Findings))
+					// The id and model came over the network: no control characters reach the terminal.
+					fmt.Fprintf(a.stdout, "stored %s  %s  %d steps  %s\n", report.Printable(t.ID), report.Printable(orDash(t.Model)), len(t.Steps), foundModes(t.Findings))
 				}
 			}
 			r := receive.New(cfg)

@@ -1,6 +1,7 @@
 package receive
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"slices"
@@ -127,4 +128,38 @@ func spanList(t *trace.Trace) string {
 		out = append(out, s.SpanID)
 	}
 	return strings.Join(out, " ")
+}
+
+// Late spans of a trace stored before a restart, cut off by a shutdown
+// before the idle timeout, are merged all the same: at shutdown a rootless
+// trace is asked of the store. One the store does not hold is not stored.
+func TestReceiveLateSpansMergedAtShutdown(t *testing.T) {
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	lateIDs := []string{"3c4d5e6f708192a3", "4d5e6f708192a3b4"}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rcv := start(t, Config{Sink: st, Loader: st, RootWait: 10 * time.Millisecond})
+	post(t, rcv.addr, "application/json", keepSpans(t, func(s string) bool { return !slices.Contains(lateIDs, s) }))
+	waitFor(t, "the early spans", func() bool { return rcv.r.Stats().Stored == 2 })
+	if err := rcv.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	rcv = start(t, Config{Sink: st, Loader: st, RootWait: time.Hour, IdleTimeout: time.Hour})
+	post(t, rcv.addr, "application/json", keepSpans(t, func(s string) bool { return slices.Contains(lateIDs, s) }))
+	orphan := bytes.ReplaceAll(keepSpans(t, func(s string) bool { return s == lateIDs[0] }), []byte(id), []byte("00000000000000000000000000000abc"))
+	post(t, rcv.addr, "application/json", orphan)
+	if err := rcv.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if s := rcv.r.Stats(); s.Merged != 1 || s.NotStored != 1 {
+		t.Errorf("merged %d, not stored %d; want 1 and 1 (the orphan)", s.Merged, s.NotStored)
+	}
+	if got, err := st.Load(ctx, id); err != nil || len(got.Steps) != 7 {
+		t.Errorf("after the shutdown: %v %s", err, kinds(got))
+	}
 }

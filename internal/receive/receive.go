@@ -161,6 +161,10 @@ type openTrace struct {
 	format string
 	root   bool
 	late   bool // spans of a trace already handed to the store
+	// ifStored marks a trace cut off at shutdown without its root: stored
+	// only as late spans of a trace the store holds (one stored before a
+	// restart, which the receiver cannot know of until it asks).
+	ifStored bool
 	last   time.Time
 	// writing counts requests with spans here that are being written to the
 	// spool: the trace is not handed on before they are durable.
@@ -284,7 +288,8 @@ loop:
 }
 
 // flush hands complete traces to the store; at shutdown, every trace whose
-// root arrived, and it drops the others (with a spool, they stay in it).
+// root arrived, and the others to be merged if the store holds their trace,
+// dropped otherwise (with a spool, they stay in it).
 func (r *Receiver) flush(now time.Time, final bool) {
 	var out []*openTrace
 	r.mu.Lock()
@@ -296,14 +301,13 @@ func (r *Receiver) flush(now time.Time, final bool) {
 			continue // its spans are not durable yet
 		case complete && (final || idle >= r.cfg.RootWait), !final && idle >= r.cfg.IdleTimeout:
 			out = append(out, ot)
+		case final && r.cfg.Loader != nil:
+			ot.ifStored = true
+			out = append(out, ot)
 		case final:
 			r.stats.NotStored++
 			r.release(ot)
-			if r.spool != nil {
-				r.cfg.Log.Warn("trace cut off at shutdown, not stored: its root span never arrived; kept in the spool for the next start", "trace", id.String(), "spans", len(ot.spans))
-			} else {
-				r.cfg.Log.Warn("trace cut off at shutdown, not stored: its root span never arrived", "trace", id.String(), "spans", len(ot.spans))
-			}
+			r.cutOff(ot)
 		default:
 			continue
 		}
@@ -317,6 +321,17 @@ func (r *Receiver) flush(now time.Time, final bool) {
 	if len(out) > 0 {
 		r.signal()
 	}
+}
+
+// cutOff reports a trace without its root at shutdown, which is not stored;
+// with a spool it stays there, to be completed after the next start.
+func (r *Receiver) cutOff(ot *openTrace) {
+	if r.spool != nil {
+		ot.entries = nil
+		r.cfg.Log.Warn("trace cut off at shutdown, not stored: its root span never arrived; kept in the spool for the next start", "trace", ot.id.String(), "spans", len(ot.spans))
+		return
+	}
+	r.cfg.Log.Warn("trace cut off at shutdown, not stored: its root span never arrived", "trace", ot.id.String(), "spans", len(ot.spans))
 }
 
 // release gives back what a trace held; r.mu is held.

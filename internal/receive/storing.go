@@ -147,6 +147,11 @@ func (r *Receiver) storeOne(ctx context.Context, ot *openTrace) error {
 			return r.write(ctx, ot, m, true)
 		}
 	}
+	if ot.ifStored {
+		r.count(&r.stats.NotStored)
+		r.cutOff(ot)
+		return nil
+	}
 	t, notes := otel.Trace(ot.spans, ot.format, r.cfg.Source)
 	for _, n := range notes {
 		r.cfg.Log.Info("trace "+id+": "+n, "trace", id)

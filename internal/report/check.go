@@ -12,7 +12,7 @@ import (
 // every figure that rose, regressions first.
 func WriteCheck(w io.Writer, res *analyze.CheckResult, baseline, current *analyze.Report, baselineName string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s by %s against %s (%s)\n", plural(current.Traces, "trace", "traces"), current.By, printable(baselineName), plural(baseline.Traces, "trace", "traces"))
+	fmt.Fprintf(&b, "%s by %s against %s (%s)\n", plural(current.Traces, "trace", "traces"), current.By, Printable(baselineName), plural(baseline.Traces, "trace", "traces"))
 	fmt.Fprintf(&b, "limits: a mode's share of traces may rise by %s, modes per failed trace by %g\n", pointsOf(res.Limits.Prevalence), res.Limits.Density)
 	if n := res.Regressions(); n > 0 {
 		fmt.Fprintf(&b, "FAIL: %d of %d figures rose past their limit\n", n, res.Checked)
@@ -22,7 +22,7 @@ func WriteCheck(w io.Writer, res *analyze.CheckResult, baseline, current *analyz
 	if len(res.Rises) > 0 {
 		t := Table{Header: []string{"group", "figure", "baseline", "now", "rise", "limit", ""}}
 		for _, r := range res.Rises {
-			row := []string{printable(r.Group), r.Measure + " " + r.Name}
+			row := []string{Printable(r.Group), r.Measure + " " + r.Name}
 			if r.BaselineCount != nil {
 				row = append(row, fraction(*r.BaselineCount), fraction(*r.CurrentCount), pointsOf(r.Current-r.Baseline), pointsOf(r.Limit))
 			} else {
@@ -40,10 +40,10 @@ func WriteCheck(w io.Writer, res *analyze.CheckResult, baseline, current *analyz
 		}
 	}
 	if len(res.Missing) > 0 {
-		fmt.Fprintf(&b, "\nnot checked, in the baseline only: %s\n", printable(strings.Join(res.Missing, ", ")))
+		fmt.Fprintf(&b, "\nnot checked, in the baseline only: %s\n", Printable(strings.Join(res.Missing, ", ")))
 	}
 	if len(res.New) > 0 {
-		fmt.Fprintf(&b, "\nnot checked, not in the baseline: %s\n", printable(strings.Join(res.New, ", ")))
+		fmt.Fprintf(&b, "\nnot checked, not in the baseline: %s\n", Printable(strings.Join(res.New, ", ")))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -73,7 +73,7 @@ func mdTable(b *strings.Builder, t *Table) {
 // are left alone elsewhere and intervals read [5–70], not \[5–70\].
 // Line breaks become spaces.
 func mdEscape(s string) string {
-	s = printable(trace.NormalizeSpace(s))
+	s = Printable(trace.NormalizeSpace(s))
 	special := "\\`*_<>|~&"
 	if strings.Contains(s, "](") || strings.Contains(s, "][") {
 		special += "[]"

@@ -60,7 +60,7 @@ func (s *svg) html() template.HTML {
 	return template.HTML(s.b.String()) // every piece of text in it went through esc
 }
 
-func esc(s string) string { return html.EscapeString(printable(s)) }
+func esc(s string) string { return html.EscapeString(Printable(s)) }
 
 // clipName shortens a group name to fit a label.
 func clipName(s string, n int) string {

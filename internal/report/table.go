@@ -44,7 +44,7 @@ func (t *Table) Write(w io.Writer) error {
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
 		clean := make([]string, len(row))
 		for i, cell := range row {
-			clean[i] = printable(cell)
+			clean[i] = Printable(cell)
 		}
 		all = append(all, clean)
 	}
@@ -90,7 +90,7 @@ func PrintableLines(s string) string {
 	for i, line := range lines {
 		cells := strings.Split(strings.TrimSuffix(line, "\r"), "\t")
 		for j, c := range cells {
-			cells[j] = printable(c)
+			cells[j] = Printable(c)
 		}
 		lines[i] = strings.Join(cells, "\t")
 	}

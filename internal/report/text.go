@@ -16,19 +16,19 @@ const textWidth = 100
 func WriteText(w io.Writer, r *analyze.Report) error {
 	d := buildDocument(r, false, nil)
 	var b strings.Builder
-	b.WriteString(printable(d.Title) + "\n")
+	b.WriteString(Printable(d.Title) + "\n")
 	for _, p := range d.Lead {
-		b.WriteString(wrap(printable(p), textWidth, "") + "\n")
+		b.WriteString(wrap(Printable(p), textWidth, "") + "\n")
 	}
 	for _, s := range d.Sections {
-		b.WriteString("\n" + printable(s.Title) + "\n")
+		b.WriteString("\n" + Printable(s.Title) + "\n")
 		for _, p := range s.Intro {
-			b.WriteString(wrap(printable(p), textWidth, "") + "\n")
+			b.WriteString(wrap(Printable(p), textWidth, "") + "\n")
 		}
 		for _, bl := range s.Blocks {
 			b.WriteString("\n")
 			if bl.Heading != "" {
-				b.WriteString(printable(bl.Heading) + "\n")
+				b.WriteString(Printable(bl.Heading) + "\n")
 			}
 			if bl.Table != nil {
 				// Table.Write makes each cell printable.
@@ -37,7 +37,7 @@ func WriteText(w io.Writer, r *analyze.Report) error {
 				}
 			}
 			for _, n := range bl.Notes {
-				b.WriteString(wrap(printable(n), textWidth, "  ") + "\n")
+				b.WriteString(wrap(Printable(n), textWidth, "  ") + "\n")
 			}
 		}
 	}
@@ -45,9 +45,9 @@ func WriteText(w io.Writer, r *analyze.Report) error {
 	return err
 }
 
-// printable replaces control characters, which a model or group name taken
+// Printable replaces control characters, which a model or group name taken
 // from a trace could carry to the terminal, with U+FFFD.
-func printable(s string) string {
+func Printable(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return '\uFFFD'

@@ -82,7 +82,7 @@ func (p *printer) printf(format string, args ...any) {
 	}
 	for i, arg := range args {
 		if s, ok := arg.(string); ok {
-			args[i] = printable(s)
+			args[i] = Printable(s)
 		}
 	}
 	_, p.err = fmt.Fprintf(p.w, format, args...)
