@@ -197,6 +197,10 @@ type fileSink struct {
 	began   time.Time
 	batched int
 	failed  bool // a trace failed to store: the file is read again next time
+	// unavailable is why a transaction could not begin (the database busy
+	// beyond its timeout, say): Close then records nothing rather than wait
+	// for the lock a second time, and the file is read again next time.
+	unavailable error
 }
 
 // begin opens a write transaction when none is open.
@@ -204,9 +208,13 @@ func (fs *fileSink) begin(ctx context.Context) error {
 	if fs.tx != nil {
 		return nil
 	}
+	if fs.unavailable != nil {
+		return fs.unavailable
+	}
 	tx, err := fs.store.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("starting a transaction: %w", err)
+		fs.unavailable = fmt.Errorf("starting a transaction: %w", err)
+		return fs.unavailable
 	}
 	w, err := newWriter(ctx, tx)
 	if err != nil {
@@ -280,9 +288,9 @@ func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
 }
 
 func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
-	if ctx.Err() != nil {
-		// Interrupted: the traces committed so far stay, whole; the file is
-		// not recorded, so it is read again.
+	if ctx.Err() != nil || fs.unavailable != nil {
+		// Interrupted, or the database out of reach: the traces committed so
+		// far stay, whole; the file is not recorded, so it is read again.
 		fs.rollback()
 		return nil
 	}
