@@ -168,7 +168,7 @@ func newCodexSession(src string) *codexSession {
 // Decode implements Format.
 func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
 	emit = in.limited(emit)
-	lr := newLineReader(in.jsonText(1))
+	lr := newLineReader(in.jsonLines())
 	var cur *codexSession
 	seen := map[string]int{} // session ids in this file, to keep trace ids unique
 	flush := func() error {

@@ -227,11 +227,11 @@ func inspectArchiveSample(f *zip.File, r *record, h *inspectHeader, ids uniqueID
 	smp, err := readInspectSample(s, r)
 	if err == nil {
 		// A member is one sample: anything after it is a defect.
+		end := s.base + s.dec.InputOffset()
 		if _, terr := s.dec.Token(); !errors.Is(terr, io.EOF) {
 			err = s.fail(terr)
 			if terr == nil {
-				off := s.base + s.dec.InputOffset()
-				err = &jsonStreamError{Line: s.lines.Line(off), Offset: off, Msg: "invalid JSON: more after the sample"}
+				err = &jsonStreamError{Line: s.lines.Line(end), Offset: end, Msg: "invalid JSON: more after the sample"}
 			}
 		}
 	}
@@ -316,9 +316,9 @@ func inspectJSON(ctx context.Context, in *Input, s *jsonRecords, emit func(*trac
 	})
 	if err == nil {
 		// The log is one object: anything after it is not read.
+		end := s.base + s.dec.InputOffset()
 		if _, terr := s.dec.Token(); !errors.Is(terr, io.EOF) {
-			off := s.base + s.dec.InputOffset()
-			in.Report(s.lines.Line(off), Error, "more after the log's object (at byte %d); not read", off)
+			in.Report(s.lines.Line(end), Error, "more after the log's object, which ends at byte %d; not read", end)
 		}
 	}
 	var broken *jsonStreamError

@@ -222,3 +222,61 @@ func FuzzInspect(f *testing.F) {
 	f.Add([]byte(`{"eval": {"scorers": [{"name": "a"}]}, "samples": [` + inspectSamples[1] + `, null], "version": 2}`))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzFormat(t, InspectAI{}, data) })
 }
+
+// A sample is read member by member: its events for their times only,
+// in whatever shape; its attachments before or after its messages; a
+// member of the wrong type still skips the sample, at its line; and what
+// follows the sample, or the log, is reported.
+func TestInspectSampleStreaming(t *testing.T) {
+	const msgs = `"messages": [{"role": "system", "content": "attachment://aa"}, {"role": "user", "content": "go"}, {"role": "assistant", "content": "done"}]`
+	tests := []struct {
+		name   string
+		log    string // the .json log; a sample alone goes in an archive
+		sample string
+		steps  string // the first step's text
+		times  string
+		errors []string
+	}{
+		{name: "attachments after the messages", sample: `{"id": 1, ` + msgs + `, "attachments": {"aa": "You are a tester.", "bb": "unused"}}`,
+			steps: "You are a tester."},
+		{name: "attachments before the messages", sample: `{"id": 1, "attachments": {"aa": "You are a tester."}, ` + msgs + `}`,
+			steps: "You are a tester."},
+		{name: "events of any shape give their times", sample: `{"id": 1, ` + msgs + `, "events": [{"timestamp": "2025-01-01T00:00:05Z"}, 3, {"timestamp": 7}, [], {"timestamp": "2025-01-01T00:00:01Z", "input": [{"content": "x"}]}]}`,
+			steps: "attachment://aa", times: "00:00:01 00:00:05"},
+		{name: "events not a list", sample: `{"id": 1, ` + msgs + `, "events": {"a": [1, {"b": 2}]}}`, steps: "attachment://aa"},
+		{name: "a member of the wrong type skips the sample at its line", sample: "{\"id\": 1,\n" + msgs + ",\n\"attachments\": [1],\n \"events\": []}",
+			errors: []string{`log.eval: samples/1_epoch_1.json:3: field "attachments" should be an object, found an array; sample skipped`}},
+		{name: "not an object", sample: `[1, 2]`,
+			errors: []string{`log.eval: samples/1_epoch_1.json:1: a record should be an object, found an array; sample skipped`}},
+		{name: "more after the sample", sample: `{"id": 1, ` + msgs + `} {}`,
+			errors: []string{`log.eval: samples/1_epoch_1.json:1: invalid JSON at byte 150: more after the sample; sample skipped`}},
+		{name: "more after the log", log: `{"eval": {"eval_id": "E"}, "samples": [{"id": 1, ` + msgs + `}]} {"x": 1}`,
+			steps: "attachment://aa", errors: []string{`log.eval:1: more after the log's object, which ends at byte 191; not read`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data := []byte(tc.log)
+			if tc.log == "" {
+				data = inspectArchiveBytes(t, [2]string{"samples/1_epoch_1.json", tc.sample})
+			}
+			traces, issues := decodeWith(t, InspectAI{}, "log.eval", bytes.NewReader(data))
+			if errs := issueTexts(issues, Error); strings.Join(errs, "\n") != strings.Join(tc.errors, "\n") {
+				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(tc.errors, "\n"))
+			}
+			if tc.steps == "" {
+				if len(traces) != 0 {
+					t.Errorf("%d traces, want none", len(traces))
+				}
+				return
+			}
+			if len(traces) != 1 || len(traces[0].Steps) == 0 || traces[0].Steps[0].Text != tc.steps {
+				t.Fatalf("traces %d: %s", len(traces), stepLines(traces[0]))
+			}
+			if tc.times != "" {
+				if got := traces[0].Started.Format("15:04:05") + " " + traces[0].Ended.Format("15:04:05"); got != tc.times {
+					t.Errorf("times %s, want %s", got, tc.times)
+				}
+			}
+		})
+	}
+}

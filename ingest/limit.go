@@ -35,9 +35,16 @@ func (in *Input) textLimit() int {
 }
 
 // jsonText is the input as JSON text whose strings are cut at scale times
-// the text limit as they stream (see clipReader), following the path.
+// the text limit as they stream (see clipReader), following the JSON path
+// for reports of where a document ends.
 func (in *Input) jsonText(scale int) *clipReader {
 	return newClipReader(in.R, in.textLimit()*scale, true)
+}
+
+// jsonLines is the input as JSON Lines whose strings are cut at the text
+// limit as they stream; a line names where it is.
+func (in *Input) jsonLines() *clipReader {
+	return newClipReader(in.R, in.textLimit(), false)
 }
 
 // limited wraps emit so that every trace it passes is cut to the text

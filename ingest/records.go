@@ -12,6 +12,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
@@ -184,11 +185,17 @@ func splitJSON(raw json.RawMessage, open byte) ([]member, error) {
 		}
 		return nil, fmt.Errorf("should be %s, found %s", want, JSONKind(raw))
 	}
+	if json.Valid(raw) {
+		return scanMembers(raw, open), nil
+	}
+	// Invalid JSON: the decoder says what is wrong, keeping the members
+	// before it.
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if _, err := dec.Token(); err != nil {
 		return nil, errors.New(jsonErrorText(err))
 	}
 	var out []member
+	prev, lines := 0, 0 // newlines are counted from the last member on, not from the start each time
 	for dec.More() {
 		var m member
 		if open == '{' {
@@ -202,10 +209,88 @@ func splitJSON(raw json.RawMessage, open byte) ([]member, error) {
 			return out, errors.New(jsonErrorText(err))
 		}
 		start := int(dec.InputOffset()) - len(m.raw)
-		m.lines = bytes.Count(raw[:start], []byte{'\n'})
+		lines += bytes.Count(raw[prev:start], []byte{'\n'})
+		prev, m.lines = start, lines
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// scanMembers splits valid JSON, an array or object opened by open, into
+// its members, each a slice of raw: a record of many members is not copied
+// member by member, nor its lines counted from its start for each.
+func scanMembers(raw []byte, open byte) []member {
+	i := bytes.IndexByte(raw, open) + 1 // past the byte-order mark and space FirstByte skipped
+	var out []member
+	prev, lines := 0, 0
+	for {
+		i = skipJSONSpace(raw, i)
+		if raw[i] == ']' || raw[i] == '}' {
+			return out
+		}
+		var m member
+		if open == '{' {
+			end := skipJSONValue(raw, i)
+			if k := raw[i+1 : end-1]; bytes.IndexByte(k, '\\') < 0 && utf8.Valid(k) {
+				m.key = string(k)
+			} else {
+				_ = json.Unmarshal(raw[i:end], &m.key) // valid JSON: a key is a string (with its escapes read)
+			}
+			i = skipJSONSpace(raw, end) + 1 // the colon
+			i = skipJSONSpace(raw, i)
+		}
+		end := skipJSONValue(raw, i)
+		m.raw = raw[i:end:end]
+		lines += bytes.Count(raw[prev:i], []byte{'\n'})
+		prev, m.lines = i, lines
+		out = append(out, m)
+		i = skipJSONSpace(raw, end)
+		if raw[i] == ',' {
+			i++
+		}
+	}
+}
+
+func skipJSONSpace(raw []byte, i int) int {
+	for i < len(raw) && isJSONSpace(raw[i]) {
+		i++
+	}
+	return i
+}
+
+// skipJSONValue returns the end of the value of valid JSON that starts at i.
+func skipJSONValue(raw []byte, i int) int {
+	depth := 0
+	for ; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			i++
+			for raw[i] != '"' {
+				if raw[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+			if depth < 0 {
+				return i
+			}
+		case ',', ' ', '\t', '\r', '\n':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
 }
 
 // boolOf reads a boolean written as JSON or as a string ("True", "false").

@@ -57,6 +57,59 @@ func TestJSONElementsAndFields(t *testing.T) {
 	}
 }
 
+// decodedMembers is what splitJSON gave before it scanned valid JSON
+// itself: the members as a decoder reads them.
+func decodedMembers(raw []byte, open byte) []member {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return nil
+	}
+	var out []member
+	for dec.More() {
+		var m member
+		if open == '{' {
+			tok, _ := dec.Token()
+			m.key, _ = tok.(string)
+		}
+		if dec.Decode(&m.raw) != nil {
+			return out
+		}
+		m.lines = bytes.Count(raw[:int(dec.InputOffset())-len(m.raw)], []byte{'\n'})
+		out = append(out, m)
+	}
+	return out
+}
+
+// Valid JSON is split by a scan of its bytes, into slices of the record;
+// the members and their lines are those a decoder reads.
+func TestScanMembers(t *testing.T) {
+	for _, raw := range []string{
+		`[]`, `{}`, "[\n 1 , -2.5e3,\ttrue,false ,null, \"a\\\"]}\", {\"x\": [\"]\"]}, [[], {}]\n]",
+		`{"a\"b": 1, "\u00e9": {"k": "v,}"}, "n": [1, [2, [3]]], "s": "\\"}`,
+		"{\n\"a\":\n\n 1,\r\n \"b\" : \"x\"\n}",
+	} {
+		open := FirstByte([]byte(raw))
+		got, want := scanMembers([]byte(raw), open), decodedMembers([]byte(raw), open)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q:\n%v, want\n%v", raw, got, want)
+		}
+	}
+}
+
+func FuzzScanMembers(f *testing.F) {
+	f.Add([]byte(`{"a\"b": 1, "\u00e9": {"k": "v,}"}, "n": [1, [2, [3]]], "s": "\\"}`))
+	f.Add([]byte("[\n 1 , -2.5e3,\ttrue,false ,null, \"a\\\"]}\", {\"x\": [\"]\"]}, [[], {}]\n]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		open := FirstByte(data)
+		if (open != '{' && open != '[') || !json.Valid(data) {
+			return
+		}
+		if got, want := scanMembers(data, open), decodedMembers(data, open); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q:\n%v, want\n%v", data, got, want)
+		}
+	})
+}
+
 func TestScoreOutcome(t *testing.T) {
 	tests := []struct {
 		raw     string
