@@ -165,7 +165,7 @@ type openTrace struct {
 	// only as late spans of a trace the store holds (one stored before a
 	// restart, which the receiver cannot know of until it asks).
 	ifStored bool
-	last   time.Time
+	last     time.Time
 	// writing counts requests with spans here that are being written to the
 	// spool: the trace is not handed on before they are durable.
 	writing int
