@@ -40,11 +40,21 @@ type ingestIssue struct {
 
 // ingestFlags are the flags of every command that ingests files.
 type ingestFlags struct {
-	replace bool
+	replace      bool
+	textLimitKiB int
 }
 
 func (f *ingestFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.replace, "replace", false, "store a trace even over a stored version of more steps (refused otherwise, as a truncated copy would cut it short)")
+	cmd.Flags().IntVar(&f.textLimitKiB, "text-limit-kib", ingest.DefaultTextLimit>>10, "keep at most this much of one text (a tool output, a message), its head and tail around a mark of the cut, so that memory stays bounded whatever the input; negative keeps every text whole")
+}
+
+// textLimit is the limit in bytes, as ingest.Options takes it.
+func (f ingestFlags) textLimit() int {
+	if f.textLimitKiB < 0 {
+		return -1
+	}
+	return max(f.textLimitKiB, 1) << 10
 }
 
 func (a *app) ingestCommand() *cobra.Command {
@@ -58,8 +68,14 @@ hidden directories are skipped) or - for standard input. Each file's format is
 recognised from its content, through gzip compression when the file has it. Detectors
 run on every new trace unless --no-detect.
 
+Symbolic links to files are followed (a file reached twice is read once); links to
+directories are followed only when named. A named pipe named as PATH, such as
+<(zcat runs.jsonl.gz), is read as a stream; pipes and devices met in a walk are
+skipped, each with its reason. A text longer than --text-limit-kib keeps its head
+and tail around a mark of the cut, and the trace records the size it had.
+
 Re-ingesting a file whose content has not changed does nothing; a changed file
-replaces the traces it held. A trace already stored with more steps (from this
+replaces the traces it held, which keep the labels and scores added to them. A trace already stored with more steps (from this
 file before it changed, or from another) is not replaced by a version with fewer,
 such as a truncated copy's: that is reported as an error of the file, and the
 file's other traces are stored. --replace stores it anyway. Problems are reported
@@ -122,7 +138,7 @@ func (a *app) ingest(ctx context.Context, st *sqlite.Store, paths []string, flag
 		}
 		fmt.Fprintf(a.stderr, "%s: %s\n", i.Severity, i)
 	}
-	sum, err := ingest.Paths(ctx, paths, sink, ingest.Options{Report: report, Stdin: a.stdin})
+	sum, err := ingest.Paths(ctx, paths, sink, ingest.Options{Report: report, Stdin: a.stdin, TextLimit: flags.textLimit()})
 	res.summary = sum
 	res.Files, res.Unchanged, res.Skipped, res.Traces, res.Refused, res.Errors, res.Notices = sum.Files, sum.Unchanged, sum.Skipped, sum.Traces, sum.Refused, sum.Errors, sum.Notices
 	for _, p := range sum.SkippedFiles {

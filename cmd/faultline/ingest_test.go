@@ -197,3 +197,42 @@ func TestReplaceFlagOnEveryIngestingCommand(t *testing.T) {
 		}
 	}
 }
+
+// --text-limit-kib cuts a long text to its head and tail, and the trace
+// says how long it was; a negative limit keeps it whole.
+func TestIngestTextLimit(t *testing.T) {
+	long := strings.Repeat("0123456789", 1000) // 10,000 bytes
+	line := `{"id": "conv-long", "model": "m", "messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "` + long + `"}]}` + "\n"
+	for _, tc := range []struct {
+		limit string
+		cut   bool
+	}{{"1", true}, {"-1", false}} {
+		c := newCLI(t)
+		path := filepath.Join(t.TempDir(), "long.jsonl")
+		if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, stderr, code := c.run("", "ingest", "-q", "--text-limit-kib", tc.limit, path); code != exitOK {
+			t.Fatalf("limit %s: exit %d: %s", tc.limit, code, stderr)
+		}
+		out, _, _ := c.run("", "show", "--json", "chat:conv-long")
+		var shown struct {
+			Trace struct {
+				Meta map[string]string `json:"meta"`
+			} `json:"trace"`
+			Steps []struct {
+				Text string `json:"text"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal([]byte(out), &shown); err != nil {
+			t.Fatalf("limit %s: %v\n%s", tc.limit, err, out)
+		}
+		text := shown.Steps[len(shown.Steps)-1].Text
+		if cut := len(text) < len(long); cut != tc.cut || (tc.cut && (!strings.HasPrefix(text, "0123") || !strings.HasSuffix(text, "6789") || len(text) > 1200)) {
+			t.Errorf("limit %s KiB: kept %d of %d bytes", tc.limit, len(text), len(long))
+		}
+		if tc.cut && !strings.Contains(shown.Trace.Meta["cut_texts"], "=10000") {
+			t.Errorf("limit %s KiB: meta %v does not record the size", tc.limit, shown.Trace.Meta)
+		}
+	}
+}
