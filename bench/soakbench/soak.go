@@ -202,6 +202,17 @@ func (p *process) killed() bool {
 	return ok && status.Signaled() && status.Signal() == syscall.SIGKILL
 }
 
+// track holds p in slot (for the killer to find) until it ends.
+func (s *soaker) track(slot **process, p *process) {
+	s.mu.Lock()
+	*slot = p
+	s.mu.Unlock()
+	<-p.done
+	s.mu.Lock()
+	*slot = nil
+	s.mu.Unlock()
+}
+
 // superviseReceiver keeps a receiver running on port until the load is
 // over, starting a new one (on the same spool) after each kill.
 func (s *soaker) superviseReceiver(port int) {
@@ -212,12 +223,8 @@ func (s *soaker) superviseReceiver(port int) {
 			s.fig.ReceiverExit = err.Error()
 			return
 		}
+		s.track(&s.receiver, p)
 		s.mu.Lock()
-		s.receiver = p
-		s.mu.Unlock()
-		<-p.done
-		s.mu.Lock()
-		s.receiver = nil
 		stopping := s.stopping
 		s.mu.Unlock()
 		switch {
@@ -264,13 +271,7 @@ func (s *soaker) ingestRounds(ctx context.Context) {
 			s.fig.IngestErrors = append(s.fig.IngestErrors, err.Error())
 			return
 		}
-		s.mu.Lock()
-		s.ingest = p
-		s.mu.Unlock()
-		<-p.done
-		s.mu.Lock()
-		s.ingest = nil
-		s.mu.Unlock()
+		s.track(&s.ingest, p)
 		s.fig.IngestRuns++
 		if p.err != nil && !p.killed() {
 			s.fig.IngestErrors = append(s.fig.IngestErrors, fmt.Sprintf("ingest run %d: %v (see %s)", s.fig.IngestRuns, p.err, p.log))

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/faultline/faultline/internal/store"
@@ -13,17 +12,7 @@ import (
 // and stays put while the database is only read.
 func TestRevision(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "f.db")
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	other, err := Open(ctx, path) // another process, as far as SQLite can tell
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	st, other := openTwice(t)
 	last, _ := st.Revision(ctx)
 	step := func(what string, write func() error, moves bool) {
 		t.Helper()

@@ -192,17 +192,7 @@ func TestFewerStepsAreRefused(t *testing.T) {
 // and then finds the trace it stored.
 func TestFewerStepsCheckHoldsAgainstAnotherWriter(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "f.db")
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	other, err := Open(ctx, path) // another process, as far as SQLite can tell
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	st, other := openTwice(t)
 
 	fs, err := st.File(ctx, ingest.FileInfo{Path: "/copy", Hash: "h", Format: "codex"})
 	if err != nil {
@@ -212,11 +202,7 @@ func TestFewerStepsCheckHoldsAgainstAnotherWriter(t *testing.T) {
 	if err := fs.Trace(ctx, withSteps("b", 2)); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := ingest.StoreFile(ctx, other, ingest.FileInfo{Path: "/full", Hash: "h", Format: "codex"}, withSteps("a", 3))
-		done <- err
-	}()
+	done := storeElsewhere(other, withSteps("a", 3))
 	select {
 	case err := <-done:
 		t.Fatalf("another writer stored while a batch of a file's traces was open: %v", err)
@@ -240,26 +226,12 @@ func TestFewerStepsCheckHoldsAgainstAnotherWriter(t *testing.T) {
 // version of a trace is then checked against what that writer stored.
 func TestOpeningAFileHoldsNoLock(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "f.db")
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	other, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	st, other := openTwice(t)
 	fs, err := st.File(ctx, ingest.FileInfo{Path: "/copy", Hash: "h", Format: "codex"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := ingest.StoreFile(ctx, other, ingest.FileInfo{Path: "/full", Hash: "h", Format: "codex"}, withSteps("a", 3))
-		done <- err
-	}()
+	done := storeElsewhere(other, withSteps("a", 3))
 	select {
 	case err := <-done:
 		if err != nil {
@@ -509,4 +481,32 @@ func TestReplacedTraceKeepsWhatWasAdded(t *testing.T) {
 	if got, want := sources(), map[string]int{"human:ann": 2, "human:bob": 1, "mad:annotator_1": 1}; !maps.Equal(got, want) {
 		t.Errorf("after a shorter version: findings by source %v, want %v", got, want)
 	}
+}
+
+// openTwice opens one database twice: two writers, as far as SQLite can
+// tell two processes.
+func openTwice(t *testing.T) (*Store, *Store) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f.db")
+	var stores [2]*Store
+	for i := range stores {
+		st, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		stores[i] = st
+	}
+	return stores[0], stores[1]
+}
+
+// storeElsewhere stores t from another file through other, in the
+// background, and says how that went.
+func storeElsewhere(other *Store, t *trace.Trace) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := ingest.StoreFile(context.Background(), other, ingest.FileInfo{Path: "/full", Hash: "h", Format: "codex"}, t)
+		done <- err
+	}()
+	return done
 }
