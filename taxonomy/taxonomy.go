@@ -25,6 +25,7 @@ type Mode struct {
 	Category     string   `json:"category"` // FC1, FC2, FC3
 	Stage        string   `json:"stage"`    // pre, exec, post
 	Definition   string   `json:"definition"`
+	Example      string   `json:"example"`      // a short made-up run showing it, for people learning the modes
 	Intervention string   `json:"intervention"` // an Intervention ID
 	Aliases      []string `json:"aliases"`      // names this mode has had, for remapping
 }

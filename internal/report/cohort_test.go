@@ -146,7 +146,7 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("sig2(%v) = %q, want %q", x, got, want)
 		}
 	}
-	if got := wrap("one two three four", 9, "  "); got != "  one two\n  three\n  four" {
+	if got := Wrap("one two three four", 9, "  "); got != "  one two\n  three\n  four" {
 		t.Errorf("wrap = %q", got)
 	}
 	if got := distributionText([]int{1, 0, 3}); got != "0:1 2:3" {

@@ -18,12 +18,12 @@ func WriteText(w io.Writer, r *analyze.Report) error {
 	var b strings.Builder
 	b.WriteString(Printable(d.Title) + "\n")
 	for _, p := range d.Lead {
-		b.WriteString(wrap(Printable(p), textWidth, "") + "\n")
+		b.WriteString(Wrap(Printable(p), textWidth, "") + "\n")
 	}
 	for _, s := range d.Sections {
 		b.WriteString("\n" + Printable(s.Title) + "\n")
 		for _, p := range s.Intro {
-			b.WriteString(wrap(Printable(p), textWidth, "") + "\n")
+			b.WriteString(Wrap(Printable(p), textWidth, "") + "\n")
 		}
 		for _, bl := range s.Blocks {
 			b.WriteString("\n")
@@ -37,7 +37,7 @@ func WriteText(w io.Writer, r *analyze.Report) error {
 				}
 			}
 			for _, n := range bl.Notes {
-				b.WriteString(wrap(Printable(n), textWidth, "  ") + "\n")
+				b.WriteString(Wrap(Printable(n), textWidth, "  ") + "\n")
 			}
 		}
 	}
@@ -56,9 +56,9 @@ func Printable(s string) string {
 	}, s)
 }
 
-// wrap breaks prose into lines of at most width runes, each after the
-// first indented by indent.
-func wrap(s string, width int, indent string) string {
+// Wrap breaks prose into lines of at most width runes, each indented by
+// indent.
+func Wrap(s string, width int, indent string) string {
 	var b strings.Builder
 	line := 0
 	for i, word := range strings.Fields(s) {
