@@ -323,6 +323,14 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 		fmt.Fprintln(a.stderr, "no traces match; ingest some with: faultline ingest PATH")
 		return nil
 	}
+	key, keyFrom := apiKey(cfg.APIKeyEnv)
+	if !f.dryRun {
+		// Before any work: a missing key or an unknown host would otherwise
+		// fail every call, each after its retries.
+		if err := judge.Preflight(ctx, cfg.BaseURL, key, keyFrom+" (or name another variable with --api-key-env)"); err != nil {
+			return err
+		}
+	}
 	opt := judgeOptions(cfg)
 	opt.IncludeSystemFailures = f.includeSystem
 	tok, err := judge.NewTokenizer(cfg.ModelSettings(cfg.Model).Encoding)
@@ -337,7 +345,6 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 	if f.dryRun {
 		return a.judgeDryRun(cmd, st, traces, tok, opt)
 	}
-	key, keyFrom := apiKey(cfg.APIKeyEnv)
 	format, _ := judge.ParseFormat(cfg.ResponseFormat)
 	client := judge.NewOpenAI(judge.ClientOptions{
 		BaseURL: cfg.BaseURL, APIKey: key, Format: format, Timeout: cfg.Timeout, Retries: *cfg.Retries,
