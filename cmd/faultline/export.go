@@ -51,7 +51,7 @@ the findings of some annotation sources only.`,
 			if opts.Filter.Outcome != "" && !oneOf(opts.Filter.Outcome, store.OutcomeFilters) {
 				return fmt.Errorf("--outcome must be one of %s, not %q", strings.Join(store.OutcomeFilters, ", "), opts.Filter.Outcome)
 			}
-			st, err := a.openStore(cmd.Context())
+			st, err := a.readStore(cmd.Context())
 			if err != nil {
 				return err
 			}

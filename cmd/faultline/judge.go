@@ -320,7 +320,11 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 		return err
 	}
 	if len(traces) == 0 {
-		fmt.Fprintln(a.stderr, "no traces match; ingest some with: faultline ingest PATH")
+		why, err := noMatch(ctx, st, filter)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stderr, why)
 		return nil
 	}
 	key, keyFrom := apiKey(cfg.APIKeyEnv)

@@ -41,7 +41,7 @@ faultline eval --labels FILE and faultline labels import read the file back.`,
 			if !oneOf(format, labels.WriteFormats) {
 				return fmt.Errorf("--format must be one of %s, not %q", strings.Join(labels.WriteFormats, ", "), format)
 			}
-			st, err := a.openStore(cmd.Context())
+			st, err := a.readStore(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ steps, source, outcome}; outcome is null or {source, metric, score, success, det
 			if f.Outcome != "" && !oneOf(f.Outcome, store.OutcomeFilters) {
 				return fmt.Errorf("--outcome must be one of %s, not %q", strings.Join(store.OutcomeFilters, ", "), f.Outcome)
 			}
-			st, err := a.openStore(cmd.Context())
+			st, err := a.readStore(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -43,7 +43,11 @@ steps, source, outcome}; outcome is null or {source, metric, score, success, det
 				return writeJSON(a.stdout, traces)
 			}
 			if len(traces) == 0 {
-				fmt.Fprintln(a.stderr, "no traces match; ingest some with: faultline ingest PATH")
+				why, err := noMatch(cmd.Context(), st, f)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(a.stderr, why)
 				return nil
 			}
 			table := report.Table{Header: []string{"ID", "MODEL", "FORMAT", "STEPS", "OUTCOME", "TASK"}}

@@ -102,10 +102,23 @@ Then browse: faultline serve`,
 	return root
 }
 
-// openStore opens the database named by --db.
+// openStore opens the database named by --db, creating it if needed.
 func (a *app) openStore(ctx context.Context) (*sqlite.Store, error) {
 	st, err := sqlite.Open(ctx, a.dbPath)
 	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	return st, nil
+}
+
+// readStore opens the database named by --db for a command that only
+// reads: it never creates one, and works on a file the user cannot write.
+func (a *app) readStore(ctx context.Context) (*sqlite.Store, error) {
+	st, err := sqlite.OpenReadOnly(ctx, a.dbPath)
+	switch {
+	case errors.Is(err, sqlite.ErrNoDatabase):
+		return nil, fmt.Errorf("%w: ingest traces first (faultline ingest PATH), or point --db or $FAULTLINE_DB at a database", err)
+	case err != nil:
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	return st, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -180,7 +181,8 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"ls", "--outcome", "maybe"}, "--outcome must be one of success, failure, unknown"},
-		{[]string{"show", "nope"}, `trace "nope": not found`},
+		{[]string{"show", "nope"}, "no database at " + c.db + ": ingest traces first"},
+		{[]string{"report"}, "no database at"},
 		{[]string{"detectors", "nope"}, `no detector named "nope"`},
 		{[]string{"ingest"}, "requires at least 1 arg"},
 	}
@@ -189,6 +191,14 @@ func TestUsageErrors(t *testing.T) {
 		if code != exitFailure || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, code, errOut, tt.want)
 		}
+	}
+	// Reading commands created nothing.
+	if _, err := os.Stat(c.db); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a reading command created the database: %v", err)
+	}
+	c.run("", "ingest", "-q", examples)
+	if _, errOut, code := c.run("", "show", "nope"); code != exitFailure || !strings.Contains(errOut, `trace "nope": not found`) {
+		t.Errorf("show nope: exit %d, stderr %q", code, errOut)
 	}
 }
 

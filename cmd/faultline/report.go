@@ -91,7 +91,7 @@ names (.md, .html, .json) unless --format says otherwise.`,
 				return fmt.Errorf("--format must be one of %s", strings.Join(report.Formats, ", "))
 			}
 			ctx := cmd.Context()
-			st, err := a.openStore(ctx)
+			st, err := a.readStore(ctx)
 			if err != nil {
 				return err
 			}

@@ -40,7 +40,7 @@ calls, tokens, cost).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := a.openStore(ctx)
+			st, err := a.readStore(ctx)
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,46 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// migration is one embedded schema change.
+type migration struct {
+	version int
+	name    string
+	body    string
+}
+
+// migrationList returns the embedded migrations in order.
+func migrationList() ([]migration, error) {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, _ := strings.Cut(base, "_")
+		version, err := strconv.Atoi(num)
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: version, name: base, body: string(body)})
+	}
+	return out, nil
+}
+
+// latestVersion is the schema version this faultline writes.
+func latestVersion() (int, error) {
+	list, err := migrationList()
+	if err != nil || len(list) == 0 {
+		return 0, err
+	}
+	return list[len(list)-1].version, nil
+}
+
 // migrate applies, in order and each in its own transaction, every embedded
 // migration newer than the database's recorded version. Two processes may
 // open a new database at once, so each transaction re-reads the version after
@@ -23,36 +63,31 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("creating schema_version: %w", err)
 	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	list, err := migrationList()
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	latest := 0
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, _ := strings.Cut(base, "_")
-		version, err := strconv.Atoi(num)
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with a number", base)
-		}
-		latest = max(latest, version)
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		if err := applyMigration(ctx, db, version, string(body)); err != nil {
-			return fmt.Errorf("migration %s: %w", base, err)
+	for _, m := range list {
+		if err := applyMigration(ctx, db, m.version, m.body); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}
 	current, err := schemaVersion(ctx, db)
 	if err != nil {
 		return err
 	}
+	latest, err := latestVersion()
+	if err != nil {
+		return err
+	}
 	if current > latest {
-		return fmt.Errorf("database schema version %d is newer than this faultline understands (%d); upgrade faultline", current, latest)
+		return newerSchema(current, latest)
 	}
 	return nil
+}
+
+func newerSchema(current, latest int) error {
+	return fmt.Errorf("database schema version %d is newer than this faultline understands (%d); upgrade faultline", current, latest)
 }
 
 // applyMigration runs one migration unless the database already has it.

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/store/sqlite"
+)
+
+// noMatch explains a listing that came out empty: the database holds no
+// traces, or a filter names a value no trace has (with the stored values
+// close to it), or the filters match nothing together.
+func noMatch(ctx context.Context, st *sqlite.Store, f store.Filter) (string, error) {
+	some, err := st.List(ctx, store.Filter{Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	if len(some) == 0 {
+		return "the database holds no traces; ingest some with: faultline ingest PATH", nil
+	}
+	var lines []string
+	for _, fl := range []struct{ flag, field, value string }{
+		{"--model", "model", f.Model}, {"--system", "system", f.System}, {"--scenario", "scenario", f.Scenario}, {"--format", "format", f.Format},
+	} {
+		if fl.value == "" {
+			continue
+		}
+		values, err := st.Values(ctx, fl.field)
+		if err != nil {
+			return "", err
+		}
+		if slices.Contains(values, fl.value) {
+			continue
+		}
+		line := fmt.Sprintf("no trace has %s %q", fl.flag, fl.value)
+		if near := closeValues(fl.value, values, 5); len(near) > 0 {
+			line += "; stored values close to it: " + strings.Join(near, ", ")
+		} else {
+			line += fmt.Sprintf("; the %d stored values are: %s", len(values), strings.Join(values[:min(len(values), 10)], ", "))
+			if len(values) > 10 {
+				line += ", ..."
+			}
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return "no trace matches these filters together, though each matches traces on its own", nil
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// closeValues picks, from values, at most n close to want: those that hold
+// it or that it holds (case aside) first, then those a few edits away.
+func closeValues(want string, values []string, n int) []string {
+	w := strings.ToLower(want)
+	type scored struct {
+		value string
+		score int
+	}
+	var near []scored
+	for _, v := range values {
+		lv := strings.ToLower(v)
+		switch d := editDistance(w, lv); {
+		case strings.Contains(lv, w) || strings.Contains(w, lv):
+			near = append(near, scored{v, 0})
+		case d <= max(2, len(w)/3):
+			near = append(near, scored{v, d})
+		}
+	}
+	slices.SortStableFunc(near, func(a, b scored) int { return a.score - b.score })
+	out := make([]string, 0, n)
+	for _, s := range near[:min(len(near), n)] {
+		out = append(out, s.value)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
