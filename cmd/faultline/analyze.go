@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -70,6 +71,9 @@ was nothing to do), report as faultline report --format json prints it.`,
 			if err != nil {
 				return err
 			}
+			if !asJSON && !a.quiet {
+				a.nextSteps(ctx, st, out.Report, in.ids)
+			}
 			if in.ingest != nil && in.ingest.Errors > 0 {
 				return errDataProblems
 			}
@@ -81,6 +85,39 @@ was nothing to do), report as faultline report --format json prints it.`,
 	inf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// nextSteps tells, on stderr, where the traces went and what to do next
+// with them.
+func (a *app) nextSteps(ctx context.Context, st *sqlite.Store, r *analyze.Report, ids []string) {
+	fmt.Fprintf(a.stderr, "\nThe traces are stored in %s. Next:\n", a.dbPath)
+	fl := "faultline"
+	if a.dbPath != store.DefaultPath && os.Getenv("FAULTLINE_DB") != a.dbPath {
+		fl += " --db " + a.dbPath
+	}
+	steps := [][2]string{{fl + " serve", "browse the traces, this report and its charts in a web UI"}}
+	if len(ids) == 0 {
+		if some, err := st.List(ctx, store.Filter{Limit: 1}); err == nil && len(some) > 0 {
+			ids = []string{some[0].ID}
+		}
+	}
+	if len(ids) > 0 {
+		// A short prefix where it names the trace alone.
+		id := ids[0]
+		if short := id[:min(len(id), 8)]; short != id {
+			if resolved, err := st.Resolve(ctx, short); err == nil && resolved == id {
+				id = short
+			}
+		}
+		steps = append(steps, [2]string{fl + " show " + id, "one trace step by step, each finding at its step"})
+	}
+	if !r.HasOutcomes() {
+		steps = append(steps, [2]string{fl + " analyze --ground-truth DIR PATH", "score ITBench runs against ground truth, to tell fatal modes from benign ones"})
+	}
+	steps = append(steps, [2]string{fl + " judge --model MODEL", "add an LLM judge's findings (any OpenAI-compatible endpoint), for the modes no detector sees"})
+	for _, s := range steps {
+		fmt.Fprintf(a.stderr, "  %s\n      %s\n", s[0], s[1])
+	}
 }
 
 // cohortInput is what prepareCohort did.

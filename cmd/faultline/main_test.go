@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -321,5 +322,28 @@ func TestScoreExamples(t *testing.T) {
 	}
 	if _, errOut, code := c.run("", "score", "--ground-truth", examples, "--metric", "accuracy"); code != exitFailure || !strings.Contains(errOut, "unknown metric") {
 		t.Errorf("bad metric: exit %d %s", code, errOut)
+	}
+}
+
+// analyze ends by saying where the traces went and what to run next, and
+// the commands it suggests work.
+func TestAnalyzeNextSteps(t *testing.T) {
+	c := newCLI(t)
+	_, errOut, code := c.run("", "analyze", examples)
+	if code != exitOK || !strings.Contains(errOut, "The traces are stored in "+c.db+". Next:") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(errOut, "--ground-truth") {
+		t.Errorf("suggests ground truth for runs that were scored:\n%s", errOut)
+	}
+	show := regexp.MustCompile(`faultline --db \S+ show (\S+)`).FindStringSubmatch(errOut)
+	if show == nil {
+		t.Fatalf("no show suggested:\n%s", errOut)
+	}
+	if _, errOut, code := c.run("", "show", show[1]); code != exitOK {
+		t.Errorf("the suggested show %s: exit %d %s", show[1], code, errOut)
+	}
+	if _, errOut, _ := c.run("", "-q", "analyze", examples); strings.Contains(errOut, "Next:") {
+		t.Errorf("-q still prints the next steps")
 	}
 }

@@ -65,6 +65,10 @@ type Report struct {
 	Compare *Comparison `json:"compare,omitempty"`
 }
 
+// HasOutcomes says whether any trace of the cohort has a decided outcome:
+// without one, nothing can be set against success or failure.
+func (r *Report) HasOutcomes() bool { return r.All != nil && r.All.Succeeded+r.All.Failed > 0 }
+
 // Group holds every figure of the report for one group of traces.
 type Group struct {
 	Name      string `json:"name"`

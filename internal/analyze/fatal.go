@@ -13,6 +13,7 @@ const (
 	Inconclusive    = "inconclusive"
 	TooFewSucceeded = "too-few-successes"
 	TooFewFailed    = "too-few-failures"
+	TooFewEither    = "too-few-outcomes" // short of both successes and failures
 )
 
 // Rule is how the report calls a mode fatal, non-fatal or inconclusive in a
@@ -43,7 +44,7 @@ var DefaultRule = NewRule(0.05, 5, 5, 0.2, 0.25)
 func NewRule(alpha float64, minSucceeded, minFailed int, benignShare, benignLift float64) Rule {
 	return Rule{Alpha: alpha, MinSucceeded: minSucceeded, MinFailed: minFailed, BenignShare: benignShare, BenignLift: benignLift, Text: fmt.Sprintf(
 		"Each mode is called per group, on the traces with a decided outcome, once the group has at least %d successful and %d failed traces "+
-			"(below that: \"too few successes to call\" or \"too few failures to call\"). "+
+			"(below that, the figures are shown and the verdicts withheld). "+
 			"Fatal: more common in failed than in successful traces, with Fisher's exact test q < %g "+
 			"(Benjamini-Hochberg over every test in the report). "+
 			"Non-fatal (benign): not fatal, and either significantly more common in successful traces, "+
@@ -99,6 +100,8 @@ func newOddsRatio(a, b, c, d int) *OddsRatio {
 // outcomes for the rule to call, or "" when it has enough.
 func (r Rule) Uncalled(g *Group) string {
 	switch {
+	case g.Succeeded < r.MinSucceeded && g.Failed < r.MinFailed:
+		return TooFewEither
 	case g.Succeeded < r.MinSucceeded:
 		return TooFewSucceeded
 	case g.Failed < r.MinFailed:

@@ -153,3 +153,30 @@ func TestFormatting(t *testing.T) {
 		t.Errorf("distribution = %q", got)
 	}
 }
+
+// A cohort with no outcome says so once, at the top, and the sections that
+// need outcomes say they do instead of "too few" for every group.
+func TestReportWithoutOutcomes(t *testing.T) {
+	var traces []*trace.Trace
+	for i := range 6 {
+		tr := &trace.Trace{ID: fmt.Sprintf("t%d", i), Format: "codex", Model: fmt.Sprintf("m%d", i%2)}
+		tr.Append(trace.Step{Kind: trace.KindMessage, Text: "x"})
+		tr.Findings = []trace.Finding{{Mode: "FM-1.3", Source: "human:a", Verdict: trace.Present, Steps: []int{0}}}
+		traces = append(traces, tr)
+	}
+	r, err := analyze.BuildReport(context.Background(), storeOf(t, traces), analyze.ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Write(&b, r, "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Count(out, "No trace has an outcome") != 1 || strings.Index(out, "No trace has an outcome") > strings.Index(out, "1. Overview") {
+		t.Errorf("the missing outcomes are not said once at the top:\n%s", out)
+	}
+	if strings.Contains(out, "too few") || !strings.Contains(out, "Needs outcomes") {
+		t.Errorf("sections still speak of too few outcomes:\n%s", out)
+	}
+}

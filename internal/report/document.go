@@ -69,6 +69,9 @@ func buildDocument(r *analyze.Report, charts bool, link LinkFunc) *document {
 		"Outcome: each trace's primary outcome (labels, then faultline's scoring, then the official one). "+
 			"Intervals are 95%: Wilson for shares, Student t for means.",
 	)
+	if !r.HasOutcomes() {
+		d.Lead = append(d.Lead, noOutcomesText)
+	}
 	groups := append(append([]*analyze.Group{}, r.Groups...), r.All)
 	d.add(overviewSection(r, groups, l))
 	if r.Compare != nil {
@@ -85,6 +88,9 @@ func buildDocument(r *analyze.Report, charts bool, link LinkFunc) *document {
 	}
 	return d
 }
+
+const noOutcomesText = "No trace has an outcome (no ground truth was found beside the runs, and their files record none), " +
+	"so which modes are fatal cannot be told: give analyze --ground-truth DIR, or store outcomes with faultline score --labels FILE."
 
 func (d *document) add(s section) {
 	s.Title = fmt.Sprintf("%d. %s", len(d.Sections)+1, s.Title)
@@ -268,6 +274,10 @@ func fatalSection(r *analyze.Report, groups []*analyze.Group, charts bool, l lin
 		tests + " Lift is how much more common a mode is in failed traces than in successful ones; " +
 			"the odds ratio compares the same odds (* marks a table with a zero cell, to every cell of which 0.5 was added).",
 	}}
+	if !r.HasOutcomes() {
+		s.Intro = []string{"Needs outcomes, and no trace has one (see the top of the report)."}
+		return s
+	}
 	for _, g := range groups {
 		if len(g.Modes) == 0 {
 			continue
@@ -295,13 +305,29 @@ func fatalSection(r *analyze.Report, groups []*analyze.Group, charts bool, l lin
 
 // callNote says in words why a group's modes are not called, "" when they are.
 func callNote(rule analyze.Rule, g *analyze.Group) string {
-	switch rule.Uncalled(g) {
-	case analyze.TooFewSucceeded:
-		return fmt.Sprintf("Too few successes to call: %s, the rule needs %d. The figures are shown, the verdicts withheld.", plural(g.Succeeded, "successful trace", "successful traces"), rule.MinSucceeded)
-	case analyze.TooFewFailed:
-		return fmt.Sprintf("Too few failures to call: %s, the rule needs %d. The figures are shown, the verdicts withheld.", plural(g.Failed, "failed trace", "failed traces"), rule.MinFailed)
+	why := uncalledText(rule, g)
+	if why == "" {
+		return ""
 	}
-	return ""
+	return strings.ToUpper(why[:1]) + why[1:] + ". The figures are shown, the verdicts withheld."
+}
+
+// uncalledText says why the rule does not call a group's modes: which side
+// falls short of its minimum, or both, with the counts; "" when it calls
+// them.
+func uncalledText(rule analyze.Rule, g *analyze.Group) string {
+	class := rule.Uncalled(g)
+	if class == "" {
+		return ""
+	}
+	var short []string
+	if g.Succeeded < rule.MinSucceeded {
+		short = append(short, fmt.Sprintf("%s of the %d needed", plural(g.Succeeded, "successful trace", "successful traces"), rule.MinSucceeded))
+	}
+	if g.Failed < rule.MinFailed {
+		short = append(short, fmt.Sprintf("%s of the %d needed", plural(g.Failed, "failed trace", "failed traces"), rule.MinFailed))
+	}
+	return classNames[class] + " to call: " + strings.Join(short, " and ")
 }
 
 func cooccurrenceSection(groups []*analyze.Group, l linker) section {
@@ -408,11 +434,15 @@ func interventionSection(r *analyze.Report, groups []*analyze.Group, l linker) s
 	s := section{ID: "interventions", Title: "Interventions", Intro: []string{
 		"From each group's fatal modes, the taxonomy's interventions, those reaching the most failed traces first. A mode not called fatal leads to no recommendation.",
 	}}
+	if !r.HasOutcomes() {
+		s.Intro = []string{"Needs fatal modes, and so outcomes, which no trace has (see the top of the report)."}
+		return s
+	}
 	for _, g := range groups {
 		if len(g.Interventions) == 0 {
 			reason := "no mode is fatal under the rule"
-			if class := r.Rule.Uncalled(g); class != "" {
-				reason = classNames[class]
+			if why := uncalledText(r.Rule, g); why != "" {
+				reason = why
 			}
 			s.Blocks = append(s.Blocks, block{Heading: g.Name, Notes: []string{"Nothing to recommend: " + reason + "."}})
 			continue
@@ -528,8 +558,9 @@ var classNames = map[string]string{
 	analyze.Fatal:           "fatal",
 	analyze.NonFatal:        "non-fatal",
 	analyze.Inconclusive:    "inconclusive",
-	analyze.TooFewSucceeded: "too few successes to call",
-	analyze.TooFewFailed:    "too few failures to call",
+	analyze.TooFewSucceeded: "too few successes",
+	analyze.TooFewFailed:    "too few failures",
+	analyze.TooFewEither:    "too few successes and failures",
 }
 
 func classText(m *analyze.ModeStats) string {
