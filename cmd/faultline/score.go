@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -124,7 +125,10 @@ is recall 1 unless --metric and --threshold say otherwise.
 --labels FILE stores outcomes from a file instead (source "labels"): CSV with a header
 naming trace_id and success and/or score, or JSON (an array, or one object per line)
 with the same fields; success accepts true/false, 1/0, yes/no, pass/fail, and a score
-without success succeeds when it reaches --threshold.
+without success succeeds when it reaches --threshold. A trace is named by its id or a
+prefix of it that names it alone; labels of traces not in the database are reported
+and skipped. The exit status is 1 when a line could not be read or a prefix names
+several traces (the other lines are stored).
 
 --json prints {traces, aggregate, disagreements, stored, dry_run, changes,
 other_ground_truth, labels}.`,
@@ -150,7 +154,7 @@ other_ground_truth, labels}.`,
 				return err
 			}
 			defer st.Close()
-			out := scoreJSON{ScoreResult: &pipeline.ScoreResult{}}
+			out := scoreJSON{ScoreResult: pipeline.NewScoreResult(sf.dryRun)}
 			if labels != "" {
 				if out.Labels, err = a.storeOutcomeLabels(cmd, st, labels, sf.threshold); err != nil {
 					return err
@@ -164,20 +168,11 @@ other_ground_truth, labels}.`,
 					return err
 				}
 			}
-			if asJSON {
-				return writeJSON(a.stdout, out)
+			if err := a.writeScores(out, req, sf, details, asJSON); err != nil {
+				return err
 			}
-			if req != nil {
-				if len(out.Scores) == 0 {
-					fmt.Fprintln(a.stderr, "no ITBench traces to score: ingest some first, or give --scenario for traces without a Scenario-N path")
-					return nil
-				}
-				stored := "outcomes stored"
-				if sf.dryRun {
-					stored = "dry run: nothing stored"
-				}
-				fmt.Fprintf(a.stdout, "Scored %d traces against %d incidents (success: %s ≥ %g); %s.\n\n", len(out.Scores), len(req.GroundTruth), sf.metric, sf.threshold, stored)
-				return report.WriteScores(a.stdout, out.ScoreResult, details)
+			if out.Labels != nil && len(out.Labels.Problems) > 0 {
+				return errDataProblems
 			}
 			return nil
 		},
@@ -193,8 +188,29 @@ other_ground_truth, labels}.`,
 	return cmd
 }
 
+// writeScores prints what score did.
+func (a *app) writeScores(out scoreJSON, req *pipeline.ScoreRequest, sf scoreFlags, details, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, out)
+	}
+	if req == nil {
+		return nil
+	}
+	if len(out.Scores) == 0 {
+		fmt.Fprintln(a.stderr, "no ITBench traces to score: ingest some first, or give --scenario for traces without a Scenario-N path")
+		return nil
+	}
+	stored := "outcomes stored"
+	if sf.dryRun {
+		stored = "dry run: nothing stored"
+	}
+	fmt.Fprintf(a.stdout, "Scored %d traces against %d incidents (success: %s ≥ %g); %s.\n\n", len(out.Scores), len(req.GroundTruth), sf.metric, sf.threshold, stored)
+	return report.WriteScores(a.stdout, out.ScoreResult, details)
+}
+
 // storeOutcomeLabels stores the outcomes of a labels file; labels of traces
-// not in the database are listed, not stored.
+// not in the database are listed, not stored. A trace may be named by a
+// prefix of its id that names it alone, as show takes it.
 func (a *app) storeOutcomeLabels(cmd *cobra.Command, st *sqlite.Store, path string, threshold float64) (*labelsResult, error) {
 	ctx := cmd.Context()
 	labels, problems, err := score.LoadOutcomeLabels(path)
@@ -207,12 +223,19 @@ func (a *app) storeOutcomeLabels(cmd *cobra.Command, st *sqlite.Store, path stri
 		fmt.Fprintf(a.stderr, "error: %v\n", p)
 	}
 	for _, l := range labels {
-		// Ids must match exactly: a prefix could name another trace.
 		id, err := st.Resolve(ctx, l.TraceID)
-		if err != nil || id != l.TraceID {
+		switch {
+		case errors.Is(err, store.ErrNotFound):
 			res.Unknown = append(res.Unknown, l.TraceID)
 			fmt.Fprintf(a.stderr, "notice: %s:%d: no trace %q in the database\n", path, l.Line, l.TraceID)
 			continue
+		case err != nil:
+			// Ambiguous (a prefix of several traces' ids), or unreadable.
+			res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: %v", path, l.Line, err))
+			fmt.Fprintf(a.stderr, "error: %s:%d: %v\n", path, l.Line, err)
+			continue
+		case id != l.TraceID:
+			a.log.Info("a trace named by a prefix of its id", "file", path, "line", l.Line, "prefix", l.TraceID, "trace", id)
 		}
 		if err := st.PutOutcome(ctx, id, l.Outcome(threshold)); err != nil {
 			return nil, err

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,5 +98,47 @@ func TestScoreRealRollouts(t *testing.T) {
 	out, errOut, code = c.run("", "score", "--dry-run", "--ground-truth", examples+"/itbench-zero/ground_truths.json")
 	if code != exitOK || !strings.Contains(out, "dry run, nothing stored; outcomes that would be: 0 new, 0 changed, 15 unchanged.") {
 		t.Errorf("dry run: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// score --labels stores every readable line, takes a unique prefix of a
+// trace id as show does, and exits 1 when a line could not be used.
+func TestScoreOutcomeLabels(t *testing.T) {
+	c := newCLI(t)
+	c.run("", "ingest", "-q", examples)
+	out, _, _ := c.run("", "ls", "--json")
+	var traces []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(out), &traces); err != nil || len(traces) < 2 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	first, second := traces[0].ID, traces[1].ID
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := write("good.csv", "trace_id,success\n"+first[:13]+",true\n"+second+",false\nnot-a-trace,true\n")
+	out, errOut, code := c.run("", "score", "--labels", good, "--json")
+	var res struct {
+		Traces []any `json:"traces"`
+		Labels struct {
+			Stored  int      `json:"stored"`
+			Unknown []string `json:"unknown_traces"`
+		} `json:"labels"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if code != exitOK || res.Labels.Stored != 2 || len(res.Labels.Unknown) != 1 || res.Traces == nil {
+		t.Errorf("exit %d, %s\n%s", code, out, errOut)
+	}
+	bad := write("bad.csv", "trace_id,success\n"+first+",maybe\n"+second+",true\n")
+	if _, errOut, code := c.run("", "score", "--labels", bad); code != exitDataError || !strings.Contains(errOut, "bad.csv:2") || !strings.Contains(errOut, "stored 1 outcomes") {
+		t.Errorf("a bad line: exit %d, %s", code, errOut)
 	}
 }

@@ -62,6 +62,13 @@ type ScoreResult struct {
 	Elsewhere []Elsewhere `json:"other_ground_truth"`
 }
 
+// NewScoreResult is a result of no score yet, its lists empty rather than
+// nil, so that its JSON holds arrays.
+func NewScoreResult(dryRun bool) *ScoreResult {
+	return &ScoreResult{Scores: []score.TraceScore{}, Disagreements: []Disagreement{}, DryRun: dryRun,
+		Changes: OutcomeChanges{List: []OutcomeChange{}}, Elsewhere: []Elsewhere{}}
+}
+
 // OutcomeChanges counts what scoring did to stored outcomes, and lists the
 // ones it changed.
 type OutcomeChanges struct {
@@ -96,8 +103,7 @@ type Elsewhere struct {
 // truth of its own beside it (a simulated cohort shipping its own incidents
 // under real incident ids) is held only against that one.
 func ScoreStored(ctx context.Context, st Scorer, req ScoreRequest) (*ScoreResult, error) {
-	res := &ScoreResult{Scores: []score.TraceScore{}, Disagreements: []Disagreement{}, DryRun: req.DryRun,
-		Changes: OutcomeChanges{List: []OutcomeChange{}}, Elsewhere: []Elsewhere{}}
+	res := NewScoreResult(req.DryRun)
 	given := map[string]bool{}
 	for _, f := range req.Files {
 		given[absPath(f)] = true
