@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -87,6 +89,46 @@ type Outcome struct {
 	Score   *float64 `json:"score,omitempty"`   // the metric's value
 	Success *bool    `json:"success,omitempty"` // nil when undecided
 	Detail  string   `json:"detail,omitempty"`
+}
+
+// MarshalJSON writes a Detail that holds a JSON object or array as that
+// JSON, so that readers get its fields rather than a string to decode
+// again; any other Detail stays a string.
+func (o Outcome) MarshalJSON() ([]byte, error) {
+	type fields Outcome
+	d := strings.TrimSpace(o.Detail)
+	if (strings.HasPrefix(d, "{") || strings.HasPrefix(d, "[")) && json.Valid([]byte(d)) {
+		return json.Marshal(struct {
+			fields
+			Detail json.RawMessage `json:"detail"`
+		}{fields(o), json.RawMessage(d)})
+	}
+	return json.Marshal(fields(o))
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: a detail that is a string,
+// or JSON kept as its text.
+func (o *Outcome) UnmarshalJSON(b []byte) error {
+	type fields Outcome
+	var v struct {
+		fields
+		Detail json.RawMessage `json:"detail"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*o = Outcome(v.fields)
+	o.Detail = ""
+	switch d := bytes.TrimSpace(v.Detail); {
+	case len(d) == 0 || string(d) == "null":
+	case d[0] == '"':
+		if err := json.Unmarshal(d, &o.Detail); err != nil {
+			return err
+		}
+	default:
+		o.Detail = string(d)
+	}
+	return nil
 }
 
 // DetectorSource is the source of every finding of the deterministic
