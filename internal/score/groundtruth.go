@@ -33,6 +33,16 @@ type GroundTruth struct {
 
 	class map[string]string // group id → id of its alias class
 	roots map[string]bool   // the alias classes that hold a root cause
+	// unusable lists the filters left out, for LoadFiles to report each
+	// once over every incident.
+	unusable []unusableFilter
+}
+
+// unusableFilter is a name filter that is no usable regular expression,
+// with the groups that have it.
+type unusableFilter struct {
+	filter, why string
+	groups      []string
 }
 
 // Group is a set of Kubernetes entities: a kind in a namespace whose name is
@@ -228,12 +238,13 @@ func (gt *GroundTruth) prepare() {
 		for _, f := range g.Filter {
 			re, err := PythonRegexp(f)
 			if err != nil {
-				gt.Problems = append(gt.Problems, fmt.Sprintf("group %s: filter %q is not usable: %v", g.ID, f, err))
+				gt.unusable = addUnusable(gt.unusable, f, err.Error(), gt.ID+"/"+g.ID)
 				continue
 			}
 			g.filters = append(g.filters, re)
 		}
 	}
+	gt.Problems = append(gt.Problems, unusableProblems(gt.unusable)...)
 	for _, alias := range gt.Aliases {
 		for _, id := range alias[min(1, len(alias)):] {
 			a, b := find(alias[0]), find(id)
@@ -338,7 +349,9 @@ func Files(path string) ([]string, error) {
 // one incident has both a v1 and a v2 document, the richer v1 wins.
 func LoadFiles(files []string, scenarioFlag string) (Set, []string, error) {
 	set := Set{}
-	var problems []string
+	// Each incident's problems are its unusable filters, reported here once
+	// per filter over every incident.
+	var unusable []unusableFilter
 	sort.Strings(files)
 	for _, file := range files {
 		id := scenarioFlag
@@ -350,14 +363,39 @@ func LoadFiles(files []string, scenarioFlag string) (Set, []string, error) {
 			return nil, nil, err
 		}
 		for _, gt := range gts {
-			problems = append(problems, gt.Problems...)
+			for _, u := range gt.unusable {
+				for _, g := range u.groups {
+					unusable = addUnusable(unusable, u.filter, u.why, g)
+				}
+			}
 			if prev, ok := set[gt.ID]; ok && richness(prev) > richness(gt) {
 				continue
 			}
 			set[gt.ID] = gt
 		}
 	}
-	return set, problems, nil
+	return set, unusableProblems(unusable), nil
+}
+
+// addUnusable notes that group has the unusable filter f.
+func addUnusable(list []unusableFilter, f, why, group string) []unusableFilter {
+	for i := range list {
+		if list[i].filter == f {
+			list[i].groups = append(list[i].groups, group)
+			return list
+		}
+	}
+	return append(list, unusableFilter{filter: f, why: why, groups: []string{group}})
+}
+
+// unusableProblems says, once per filter, which groups lose it.
+func unusableProblems(list []unusableFilter) []string {
+	var out []string
+	for _, u := range list {
+		out = append(out, fmt.Sprintf("filter %q is not usable (%s): left out of %d groups (incident/group), which match by their names and other filters: %s",
+			u.filter, u.why, len(u.groups), strings.Join(u.groups, ", ")))
+	}
+	return out
 }
 
 func richness(gt *GroundTruth) int { return len(gt.Groups) + len(gt.Aliases) + len(gt.Propagations) }
