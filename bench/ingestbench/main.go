@@ -19,7 +19,9 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/faultline/faultline/internal/pipeline"
@@ -31,11 +33,13 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "decode", "decode (faultline's decoders), detect (decode + detectors), store (full ingest into SQLite), or map (encoding/json into map[string]any)")
+	mode := flag.String("mode", "decode", "decode (faultline's decoders), detect (decode + detectors), store (full ingest into SQLite), map (encoding/json into map[string]any), "+
+		"or dump (write every trace and issue read from -file, a file or directory, as JSON, to compare what two revisions decode)")
 	file := flag.String("file", "", "the file to read")
 	gen := flag.String("gen", "", "write a file of this shape to -o and exit: "+shapes)
 	sizeMB := flag.Int("mb", 200, "with -gen: the size of its long part, in MB")
 	out := flag.String("o", "", "with -gen: the file to write")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *gen != "" {
 		if err := generate(*gen, *sizeMB*1000*1000, *out); err != nil {
@@ -46,11 +50,24 @@ func main() {
 	if *file == "" {
 		log.Fatal("-file is required")
 	}
+	if *mode == "dump" {
+		if err := dump(*file); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	info, err := os.Stat(*file)
 	if err != nil {
 		log.Fatal(err)
 	}
-	start := time.Now()
+	if *cpuprofile != "" {
+		stop, err := profileCPU(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer stop()
+	}
+	start, cpuStart := time.Now(), cpuTime()
 	c := &countSink{detectors: *mode == "detect"}
 	switch *mode {
 	case "decode", "detect":
@@ -65,10 +82,10 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	secs := time.Since(start).Seconds()
+	secs, cpu := time.Since(start).Seconds(), cpuTime()-cpuStart
 	mb := float64(info.Size()) / 1e6
-	fmt.Printf("%-7s %8.1f MB  %6.2f s  %7.1f MB/s  peak RSS %6.1f MB  traces %d  steps/lines %d  longest text %d%s\n",
-		*mode, mb, secs, mb/secs, peakRSS(), c.traces, c.steps, c.longest, c.cut)
+	fmt.Printf("%-7s %8.1f MB  %6.2f s  %7.1f MB/s  cpu %6.2f s  %7.1f MB/cpu-s  peak RSS %6.1f MB  traces %d  steps/lines %d  longest text %d%s\n",
+		*mode, mb, secs, mb/secs, cpu, mb/cpu, peakRSS(), c.traces, c.steps, c.longest, c.cut)
 }
 
 // countSink counts what it is given, dropping each trace once emitted
@@ -168,6 +185,63 @@ func decodeMaps(path string) (int, error) {
 			return lines, err
 		}
 	}
+}
+
+// dump writes, one a line, the JSON of every trace read from path and of
+// every issue reported, in the order they come.
+func dump(path string) error {
+	w := bufio.NewWriter(os.Stdout)
+	enc := json.NewEncoder(w)
+	var encErr error
+	report := func(i ingest.Issue) {
+		if err := enc.Encode(map[string]any{"issue": i.String(), "severity": i.Severity.String()}); err != nil && encErr == nil {
+			encErr = err
+		}
+	}
+	_, err := ingest.Paths(context.Background(), []string{path}, &dumpSink{enc}, ingest.Options{Report: report})
+	if err == nil {
+		err = encErr
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	return err
+}
+
+// dumpSink writes each trace as JSON.
+type dumpSink struct{ enc *json.Encoder }
+
+func (d *dumpSink) File(context.Context, ingest.FileInfo) (ingest.FileSink, error) { return d, nil }
+func (d *dumpSink) Close(context.Context, ingest.FileResult) error                 { return nil }
+func (d *dumpSink) Trace(_ context.Context, t *trace.Trace) error                  { return d.enc.Encode(t) }
+
+// profileCPU starts a CPU profile written to path; the function it returns
+// stops it.
+func profileCPU(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			log.Print(err)
+		}
+	}, nil
+}
+
+// cpuTime is the processor time the process has used, user and system, in
+// seconds: on a shared machine, what a mode costs whatever else runs.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakRSS reads the process's high-water resident set size from /proc.
