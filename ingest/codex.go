@@ -92,6 +92,94 @@ type codexPayload struct {
 	Info    json.RawMessage `json:"info"` // token usage on token_count
 }
 
+// codexLineFields and codexPayloadFields are the JSON names of the fields
+// of a line and its payload, which a key differing only in case would be
+// decoded into (see jsonScanner.other).
+var (
+	codexLineFields    = jsonFieldNames[codexLine]()
+	codexPayloadFields = jsonFieldNames[codexPayload]()
+)
+
+// codexScanners read a file's lines, and the JSON a tool's output holds
+// (from the line scanner's buffer, hence a scanner of its own).
+type codexScanners struct{ line, nested jsonScanner }
+
+// decodeLine reads one rollout line into ev (see unmarshal). Two thirds of
+// a rollout's bytes are the instructions repeated in every turn_context, of
+// which only the model is read: the scanner checks them without decoding
+// them.
+func (sc *codexScanners) decodeLine(line []byte, ev *codexLine) error {
+	return unmarshal(&sc.line, line, ev)
+}
+
+func (ev *codexLine) scan(s *jsonScanner) bool {
+	return s.object(func(key []byte) bool { return ev.member(s, key) })
+}
+
+func (ev *codexLine) member(s *jsonScanner, key []byte) bool {
+	switch string(key) {
+	case "timestamp":
+		return s.stringInto(&ev.Timestamp)
+	case "type":
+		return s.stringInto(&ev.Type)
+	case "payload":
+		return s.structInto(func(key []byte) bool { return ev.Payload.member(s, key) })
+	}
+	return s.other(key, codexLineFields)
+}
+
+func (p *codexPayload) member(s *jsonScanner, key []byte) bool {
+	switch string(key) {
+	case "type":
+		return s.stringInto(&p.Type)
+	case "id":
+		return s.stringInto(&p.ID)
+	case "timestamp":
+		return s.stringInto(&p.Timestamp)
+	case "cwd":
+		return s.stringInto(&p.Cwd)
+	case "originator":
+		return s.stringInto(&p.Originator)
+	case "cli_version":
+		return s.stringInto(&p.CLIVersion)
+	case "instructions":
+		return s.stringInto(&p.Instructions)
+	case "model_provider":
+		return s.stringInto(&p.ModelProvider)
+	case "model":
+		return s.stringInto(&p.Model)
+	case "role":
+		return s.stringInto(&p.Role)
+	case "content":
+		return s.rawInto((*[]byte)(&p.Content))
+	case "summary":
+		return s.rawInto((*[]byte)(&p.Summary))
+	case "name":
+		return s.stringInto(&p.Name)
+	case "arguments":
+		return s.stringInto(&p.Arguments)
+	case "input":
+		return s.stringInto(&p.Input)
+	case "call_id":
+		return s.stringInto(&p.CallID)
+	case "output":
+		return s.rawInto((*[]byte)(&p.Output))
+	case "action":
+		return s.rawInto((*[]byte)(&p.Action))
+	case "encrypted_content":
+		return s.stringInto(&p.Encrypted)
+	case "message":
+		return s.stringInto(&p.Message)
+	case "text":
+		return s.stringInto(&p.Text)
+	case "reason":
+		return s.stringInto(&p.Reason)
+	case "info":
+		return s.rawInto((*[]byte)(&p.Info))
+	}
+	return s.other(key, codexPayloadFields)
+}
+
 // rawPayload re-reads a line's payload verbatim, for the rare events kept as
 // they are.
 func rawPayload(line []byte) string {
@@ -107,6 +195,33 @@ func rawPayload(line []byte) string {
 type codexContent struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+}
+
+// codexParts are content parts, as MCP tools return them.
+type codexParts []codexContent
+
+var codexContentFields = jsonFieldNames[codexContent]()
+
+func (p *codexParts) scan(s *jsonScanner) bool {
+	if s.peek() == 'n' {
+		return s.literal("null")
+	}
+	if *p == nil {
+		*p = codexParts{} // an empty list decodes as one, not as nil
+	}
+	return s.array(func() bool {
+		*p = append(*p, codexContent{})
+		c := &(*p)[len(*p)-1]
+		return s.structInto(func(key []byte) bool {
+			switch string(key) {
+			case "type":
+				return s.stringInto(&c.Type)
+			case "text":
+				return s.stringInto(&c.Text)
+			}
+			return s.other(key, codexContentFields)
+		})
+	})
 }
 
 type codexTokenInfo struct {
@@ -155,13 +270,15 @@ type codexSession struct {
 	// key → number of unmatched copies seen from the other channel.
 	fromItems, fromEvents map[string]int
 	encrypted             int
+	scan                  *codexScanners
 }
 
-func newCodexSession(src string) *codexSession {
+func newCodexSession(src string, scan *codexScanners) *codexSession {
 	return &codexSession{
 		t:          &trace.Trace{Format: "codex", Source: src, System: "codex"},
 		fromItems:  map[string]int{},
 		fromEvents: map[string]int{},
+		scan:       scan,
 	}
 }
 
@@ -169,6 +286,7 @@ func newCodexSession(src string) *codexSession {
 func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
 	emit = in.limited(emit)
 	lr := newLineReader(in.jsonLines())
+	scan := &codexScanners{}
 	var cur *codexSession
 	seen := map[string]int{} // session ids in this file, to keep trace ids unique
 	flush := func() error {
@@ -192,7 +310,7 @@ func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) erro
 			line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
 		}
 		var ev codexLine
-		if err := json.Unmarshal(line, &ev); err != nil {
+		if err := scan.decodeLine(line, &ev); err != nil {
 			var typeErr *json.UnmarshalTypeError
 			if errors.As(err, &typeErr) && ev.Type != "" && !codexTypes[ev.Type] {
 				// A future event type whose fields clash with ours: keep it verbatim.
@@ -213,14 +331,14 @@ func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) erro
 				if err := flush(); err != nil {
 					return err
 				}
-				cur = newCodexSession(in.Path)
+				cur = newCodexSession(in.Path, scan)
 			}
 			cur.meta(&ev.Payload, n)
 			continue
 		}
 		if cur == nil {
 			// Events before any session_meta: keep them in a session of their own.
-			cur = newCodexSession(in.Path)
+			cur = newCodexSession(in.Path, scan)
 		}
 		if err := cur.event(in, n, line, &ev); err != nil {
 			in.Report(n, Error, "%v; line skipped", err)
@@ -320,7 +438,7 @@ func (s *codexSession) item(in *Input, n int, line []byte, ts time.Time, it *cod
 	case "web_search_call":
 		t.Append(trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Tool: "web_search", Args: jsontext.Compact(it.Action), Time: ts})
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
-		out := decodeToolOutput(it.Output)
+		out := s.scan.toolOutput(it.Output)
 		t.Append(trace.Step{Kind: trace.KindToolResult, Role: trace.RoleTool, Text: out.text, ExitCode: out.exit, IsError: out.failed, CallID: it.CallID, Time: ts, Type: out.shape})
 	case "ghost_snapshot":
 		t.Append(trace.Step{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: "ghost_snapshot", Text: "workspace snapshot taken", Time: ts})
@@ -552,48 +670,52 @@ type toolOutput struct {
 	shape  string // shell, mcp, text
 }
 
-// decodeToolOutput reads a function_call_output's output: a JSON string that
+// toolOutput reads a function_call_output's output: a JSON string that
 // holds shell output with metadata, a JSON string that holds MCP content
 // parts, an object with content and success, or plain text.
-func decodeToolOutput(raw json.RawMessage) toolOutput {
-	var str string
-	if len(raw) > 0 && raw[0] == '"' {
-		if err := json.Unmarshal(raw, &str); err != nil {
-			return toolOutput{text: string(raw), shape: "text"}
+func (sc *codexScanners) toolOutput(raw json.RawMessage) toolOutput {
+	var str []byte
+	switch {
+	case len(raw) > 0 && raw[0] == '"':
+		// Unquoted once, into the line scanner's buffer (the line is read).
+		sc.line.reset(raw)
+		b, ok := sc.line.str()
+		if !ok || !sc.line.end() {
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return toolOutput{text: string(raw), shape: "text"}
+			}
+			b = []byte(s)
 		}
-	} else if len(raw) > 0 && raw[0] == '{' {
+		str = b
+	case len(raw) > 0 && raw[0] == '{':
 		var obj struct {
 			Content json.RawMessage `json:"content"`
 			Success *bool           `json:"success"`
 		}
 		if json.Unmarshal(raw, &obj) == nil && obj.Content != nil {
-			out := decodeToolOutput(obj.Content)
+			out := sc.toolOutput(obj.Content)
 			if obj.Success != nil && !*obj.Success {
 				out.failed = true
 			}
 			return out
 		}
-		str = string(raw)
-	} else {
-		str = string(raw)
+		str = raw
+	default:
+		str = raw
 	}
-	trimmed := strings.TrimSpace(str)
+	trimmed := bytes.TrimSpace(str)
 	switch {
-	case strings.HasPrefix(trimmed, `{"output"`) || strings.HasPrefix(trimmed, "{\n  \"output\""):
-		var shell struct {
-			Output   string `json:"output"`
-			Metadata struct {
-				ExitCode *int `json:"exit_code"`
-			} `json:"metadata"`
-		}
-		if json.Unmarshal([]byte(trimmed), &shell) == nil {
+	case bytes.HasPrefix(trimmed, []byte(`{"output"`)) || bytes.HasPrefix(trimmed, []byte("{\n  \"output\"")):
+		var shell shellResult
+		if unmarshal(&sc.nested, trimmed, &shell) == nil {
 			out := toolOutput{text: shell.Output, exit: shell.Metadata.ExitCode, shape: "shell"}
 			out.failed = out.exit != nil && *out.exit != 0
 			return out
 		}
-	case strings.HasPrefix(trimmed, "[{"):
-		var parts []codexContent
-		if json.Unmarshal([]byte(trimmed), &parts) == nil && len(parts) > 0 && parts[0].Type != "" {
+	case bytes.HasPrefix(trimmed, []byte("[{")):
+		var parts codexParts
+		if unmarshal(&sc.nested, trimmed, &parts) == nil && len(parts) > 0 && parts[0].Type != "" {
 			var texts []string
 			for _, p := range parts {
 				if p.Text != "" {
@@ -603,13 +725,47 @@ func decodeToolOutput(raw json.RawMessage) toolOutput {
 			return toolOutput{text: strings.Join(texts, "\n"), shape: "mcp"}
 		}
 	}
-	out := toolOutput{text: str, shape: "text"}
+	out := toolOutput{text: string(str), shape: "text"}
 	for _, prefix := range toolFailurePrefixes {
-		if strings.HasPrefix(trimmed, prefix) {
+		if bytes.HasPrefix(trimmed, []byte(prefix)) {
 			out.failed = true
 		}
 	}
 	return out
+}
+
+// shellResult is the JSON Codex's shell tool writes as its output.
+type shellResult struct {
+	Output   string        `json:"output"`
+	Metadata shellMetadata `json:"metadata"`
+}
+
+type shellMetadata struct {
+	ExitCode *int `json:"exit_code"`
+}
+
+var (
+	shellResultFields   = jsonFieldNames[shellResult]()
+	shellMetadataFields = jsonFieldNames[shellMetadata]()
+)
+
+func (r *shellResult) scan(s *jsonScanner) bool {
+	return s.object(func(key []byte) bool { return r.member(s, key) })
+}
+
+func (r *shellResult) member(s *jsonScanner, key []byte) bool {
+	switch string(key) {
+	case "output":
+		return s.stringInto(&r.Output)
+	case "metadata":
+		return s.structInto(func(key []byte) bool {
+			if string(key) == "exit_code" {
+				return s.intPtrInto(&r.Metadata.ExitCode)
+			}
+			return s.other(key, shellMetadataFields)
+		})
+	}
+	return s.other(key, shellResultFields)
 }
 
 // toolFailurePrefixes start the plain-text outputs Codex itself writes when a
