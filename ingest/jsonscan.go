@@ -145,6 +145,7 @@ func (s *jsonScanner) key() ([]byte, bool) {
 	}
 	s.i = end + 1
 	if s.peek() != ':' {
+		s.i = start - 1 // where it was, for escapedKey
 		return nil, false
 	}
 	s.i++

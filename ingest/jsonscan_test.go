@@ -1,0 +1,163 @@
+package ingest
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The scanner must decode what it accepts exactly as encoding/json does,
+// and accept nothing encoding/json refuses: FuzzJSONScanner holds it to
+// that on every input, for every type it decodes.
+
+// scanCases are documents whose reading differs between a naive decoder
+// and encoding/json, each decoded by the scanner or left to encoding/json.
+var scanCases = []string{
+	`{"timestamp":"2026-01-15T12:00:00Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5","user_instructions":"a\nlong\ttext \"quoted\" \\ \/ \u00e9\ud83d\ude00"}}`,
+	`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"line\\nline\",\"metadata\":{\"exit_code\":1,\"duration_seconds\":0.5}}"}}`,
+	`{"type":"response_item","payload":{"type":"function_call_output","output":"[{\"type\":\"text\",\"text\":\"a\"},null,{\"type\":\"image\"}]"}}`,
+	`{"TYPE":"event_msg","payload":{"type":"x"}}`,                 // a key in another case: encoding/json's field
+	`{"type":"event_msg","payload":{"Type":"x","Model":"m"}}`,     // the same, in the payload
+	`{"typ\u0065":"event_msg","payload":{}}`,                      // an escaped key
+	`{"type":"a","type":"b","payload":{"model":"m"},"payload":{}}`, // repeated keys: the last, merged
+	`{"type":null,"payload":null}`,                                // null keeps a field as it was
+	`{"type":"x","payload":{"model":5}}`,                          // a type error, which encoding/json reports
+	`{"type":"x","payload":{"content":[1,{"a":[true,false,null,-0.5e+3]}],"info":{"k":"v"}}}`,
+	`{"type":"x"} {"type":"y"}`, // more after the value
+	`{"type":"x",}`,             // a trailing comma
+	`{"type":"x\u12"}`,          // a short escape
+	`{"type":"\ud800\u0041\udc00"}`,
+	"{\"type\":\"a\tb\"}", // a raw tab in a string
+	`{"type":"x","payload":{"a":01}}`,
+	`{"type":"x","payload":{"a":1.}}`,
+	`{"type":"x","payload":{"a":-}}`,
+	`{"type":"x","payload":{"a":[1,]}}`,
+	`{"type":"x","payload":{"\u00e9":1,"é":2}}`,
+	`{"type":"x","payload":{"ſummary":"s"}}`, // U+017F folds to s: encoding/json's Summary
+	`{"output":"o","metadata":{"exit_code":null}}`,
+	`{"output":"o","metadata":{"exit_code":1.0}}`,
+	`{"output":"o","metadata":{"exit_code":99999999999999999999}}`,
+	`{"output":"o","metadata":{"exit_code":-3},"metadata":{"other":1}}`,
+	`{"output":"o","metadata":null}`,
+	`[{"type":"text","text":"a"}]`,
+	`[]`,
+	`null`,
+	` "a string" `,
+	"\xef\xbb\xbf{}", // a byte-order mark
+	"{\"type\":\"\xff\xfe\"}",
+	strings.Repeat("[", 600) + strings.Repeat("]", 600),
+}
+
+func FuzzJSONScanner(f *testing.F) {
+	for _, c := range scanCases {
+		f.Add([]byte(c))
+	}
+	// Real rollout lines.
+	paths, _ := filepath.Glob("testdata/samples/codex/*.jsonl")
+	for _, p := range paths {
+		file, err := os.Open(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		sc := bufio.NewScanner(file)
+		sc.Buffer(nil, 1<<20)
+		for n := 0; sc.Scan() && n < 20; n++ {
+			f.Add(append([]byte(nil), sc.Bytes()...))
+		}
+		file.Close()
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		checkScanned[codexLine](t, doc)
+		checkScanned[shellResult](t, doc)
+		checkScanned[codexParts](t, doc)
+		checkSkip(t, doc)
+		checkString(t, doc)
+	})
+}
+
+// checkScanned decodes doc with the scanner alone and with encoding/json:
+// what the scanner accepts, encoding/json must accept, decoded the same.
+func checkScanned[T any, P scannedValue[T]](t *testing.T, doc []byte) {
+	t.Helper()
+	var fast, std T
+	var s jsonScanner
+	s.reset(doc)
+	ok := P(&fast).scan(&s) && s.end()
+	err := json.Unmarshal(doc, &std)
+	if !ok {
+		return
+	}
+	if err != nil {
+		t.Fatalf("%T: the scanner accepts what encoding/json refuses (%v): %q", fast, err, doc)
+	}
+	if !reflect.DeepEqual(fast, std) {
+		t.Fatalf("%T: the scanner reads %+v, encoding/json %+v: %q", fast, fast, std, doc)
+	}
+}
+
+// checkSkip holds skip to json.Valid: the same answer, but for nesting
+// deeper than the scanner follows.
+func checkSkip(t *testing.T, doc []byte) {
+	t.Helper()
+	var s jsonScanner
+	s.reset(doc)
+	ok := s.skip() && s.end()
+	valid := json.Valid(doc)
+	if ok != valid && (ok || len(doc) <= maxScanDepth) {
+		t.Fatalf("skip says %v, json.Valid %v: %q", ok, valid, doc)
+	}
+}
+
+// checkString holds str to encoding/json's reading of a string.
+func checkString(t *testing.T, doc []byte) {
+	t.Helper()
+	var s jsonScanner
+	s.reset(doc)
+	got, ok := s.str()
+	ok = ok && s.end()
+	var want string
+	err := json.Unmarshal(doc, &want)
+	switch {
+	case ok && err != nil:
+		t.Fatalf("str accepts what encoding/json refuses (%v): %q", err, doc)
+	case ok && string(got) != want:
+		t.Fatalf("str reads %q, encoding/json %q: %q", got, want, doc)
+	case !ok && err == nil && FirstByte(doc) == '"':
+		t.Fatalf("str refuses a string encoding/json reads: %q", doc)
+	}
+}
+
+// TestJSONScannerFallsBack checks that the documents the scanner leaves to
+// encoding/json are decoded as encoding/json decodes them, errors included.
+func TestJSONScannerFallsBack(t *testing.T) {
+	for _, c := range scanCases {
+		var s jsonScanner
+		var got, want codexLine
+		gotErr := unmarshal(&s, []byte(c), &got)
+		wantErr := json.Unmarshal([]byte(c), &want)
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: got %+v (%v), want %+v (%v)", c, got, gotErr, want, wantErr)
+		}
+	}
+}
+
+// TestPlainRun checks the eight-bytes-at-a-time scan against the byte
+// loop, at every offset of every byte that stops it.
+func TestPlainRun(t *testing.T) {
+	for _, stop := range []byte{'"', '\\', 0, 0x1f, 0x80, 0xff} {
+		for n := range 20 {
+			b := []byte(strings.Repeat("a ~\x7f", 6))
+			if n < len(b) {
+				b[n] = stop
+			}
+			want := min(n, len(b))
+			if got := plainRun(b); got != want {
+				t.Errorf("stop %#x at %d: plainRun = %d", stop, n, got)
+			}
+		}
+	}
+}
