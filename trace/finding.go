@@ -174,6 +174,14 @@ func PrimaryOutcome(outcomes []Outcome) *Outcome {
 	return best
 }
 
+// SortedSteps is a copy of steps in ascending order, for display: a
+// source may cite steps in another order (the step that matters first).
+func SortedSteps(steps []int) []int {
+	out := slices.Clone(steps)
+	slices.Sort(out)
+	return out
+}
+
 // FirstStep is the first step the finding cites, as cited (findings are
 // ordered by it), or -1 when it cites none.
 func (f Finding) FirstStep() int {

@@ -295,7 +295,7 @@ mad:AG2:3,FM-3.3,false,40,
 		t.Errorf("exit %d, want %d (labels that could not be used)", code, exitDataError)
 	}
 	for _, want := range []string{
-		"ingested 3 traces from 1 files, 0 errors\n",
+		"ingested 3 traces from 1 file, 0 errors\n",
 		"error: " + csv + `:5: unknown mode "FM-7.1" (write a MAST code, FM-1.1 to FM-3.3, a mode's name, or a system code, SYS-1 to SYS-4); label skipped` + "\n",
 		"error: " + csv + `:6: trace "mad:AG2:9" is not in the database; its labels are skipped` + "\n",
 	} {

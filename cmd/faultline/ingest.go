@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/pipeline"
+	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"github.com/spf13/cobra"
@@ -131,14 +132,16 @@ func (a *app) ingest(ctx context.Context, st *sqlite.Store, paths []string, flag
 	if detectOn {
 		sink = pipeline.Detecting(sink, detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
 	}
+	printer := newIssuePrinter(a.stderr)
 	report := func(i ingest.Issue) {
 		res.Issues = append(res.Issues, ingestIssue{Severity: i.Severity.String(), Path: i.Path, Line: i.Line, Message: i.Message})
 		if collect || (a.quiet && i.Severity != ingest.Error) {
 			return
 		}
-		fmt.Fprintf(a.stderr, "%s: %s\n", i.Severity, i)
+		printer.print(i)
 	}
 	sum, err := ingest.Paths(ctx, paths, sink, ingest.Options{Report: report, Stdin: a.stdin, TextLimit: flags.textLimit()})
+	printer.flush()
 	res.summary = sum
 	res.Files, res.Unchanged, res.Skipped, res.Traces, res.Refused, res.Errors, res.Notices = sum.Files, sum.Unchanged, sum.Skipped, sum.Traces, sum.Refused, sum.Errors, sum.Notices
 	for _, p := range sum.SkippedFiles {
@@ -149,12 +152,12 @@ func (a *app) ingest(ctx context.Context, st *sqlite.Store, paths []string, flag
 
 func (r *ingestResult) line() string {
 	var parts []string
-	parts = append(parts, fmt.Sprintf("ingested %d traces from %d files", r.Traces, r.Files))
+	parts = append(parts, "ingested "+report.Plural(r.Traces, "trace", "traces")+" from "+report.Plural(r.Files, "file", "files"))
 	if r.Unchanged > 0 {
 		parts = append(parts, fmt.Sprintf("%d unchanged", r.Unchanged))
 	}
 	if r.Skipped > 0 {
-		parts = append(parts, fmt.Sprintf("%d other files skipped", r.Skipped))
+		parts = append(parts, report.Plural(r.Skipped, "other file skipped", "other files skipped"))
 	}
 	if r.Refused > 0 {
 		parts = append(parts, fmt.Sprintf("%d refused", r.Refused))
@@ -162,7 +165,7 @@ func (r *ingestResult) line() string {
 	if r.Replaced > 0 {
 		parts = append(parts, fmt.Sprintf("%d replaced with fewer steps", r.Replaced))
 	}
-	parts = append(parts, fmt.Sprintf("%d errors", r.Errors))
+	parts = append(parts, report.Plural(r.Errors, "error", "errors"))
 	return strings.Join(parts, ", ")
 }
 

@@ -79,13 +79,13 @@ func TestIngestRefusesFewerSteps(t *testing.T) {
 	}{
 		{"a truncated copy", false, []string{"ingest"}, exitDataError, false, []string{
 			"error: DIR/copy.jsonl: trace " + trace019 + ": FULL steps are stored (from REAL); this file has CUT; not replaced, since that would lose LOST steps (a truncated copy?). Use --replace to replace it\n",
-			"ingested 0 traces from 1 files, 1 refused, 1 errors",
+			"ingested 0 traces from 1 file, 1 refused, 1 error",
 		}},
 		{"the rollout cut short", true, []string{"ingest"}, exitDataError, false, []string{
 			"error: DIR/rollout.jsonl: trace " + trace019 + ": FULL steps are stored (from an earlier version of this file); this file has CUT; not replaced, since that would lose LOST steps (was it cut short?). Use --replace to replace it\n",
 		}},
 		{"a truncated copy, replacing", false, []string{"ingest", "--replace"}, exitOK, true, []string{
-			"ingested 1 traces from 1 files, 1 replaced with fewer steps, 0 errors",
+			"ingested 1 trace from 1 file, 1 replaced with fewer steps, 0 errors",
 		}},
 		{"the rollout cut short, replacing", true, []string{"ingest", "--replace"}, exitOK, true, nil},
 		{"analyze", false, []string{"analyze"}, exitDataError, false, []string{"(a truncated copy?). Use --replace to replace it\n", "1 refused"}},

@@ -162,7 +162,7 @@ func TestIngestBadInputExitStatus(t *testing.T) {
 	if code != exitDataError {
 		t.Errorf("exit %d, want %d", code, exitDataError)
 	}
-	if !strings.Contains(errOut, "error: "+bad+":4: not a valid event") || !strings.Contains(out, "ingested 1 traces from 1 files, 1 other files skipped, 1 errors") {
+	if !strings.Contains(errOut, "error: "+bad+":4: not a valid event") || !strings.Contains(out, "ingested 1 trace from 1 file, 1 other file skipped, 1 error") {
 		t.Errorf("stdout %q\nstderr %q", out, errOut)
 	}
 	// The good part of the file was stored.

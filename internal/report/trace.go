@@ -109,7 +109,7 @@ func (p *printer) header(t *trace.Trace) {
 	if t.Task != "" {
 		p.printf("task      %s\n", TaskTitle(t.Task, 100))
 	}
-	line := fmt.Sprintf("%d steps: %s", len(t.Steps), plural(t.CountKind(trace.KindToolCall), "tool call", "tool calls"))
+	line := fmt.Sprintf("%d steps: %s", len(t.Steps), Plural(t.CountKind(trace.KindToolCall), "tool call", "tool calls"))
 	if t.Usage.TotalTokens > 0 {
 		line += fmt.Sprintf(", %d tokens", t.Usage.TotalTokens)
 	}
@@ -337,12 +337,13 @@ func confidenceText(f trace.Finding) string {
 	return fmt.Sprintf(" confidence %.2f", f.Confidence)
 }
 
+// stepList is a finding's steps in order, however its source cited them.
 func stepList(steps []int) string {
 	if len(steps) == 0 {
 		return "-"
 	}
 	parts := make([]string, len(steps))
-	for i, s := range steps {
+	for i, s := range trace.SortedSteps(steps) {
 		parts[i] = fmt.Sprint(s)
 	}
 	if len(parts) > 12 {
@@ -379,7 +380,8 @@ func TaskTitle(task string, n int) string {
 	return "-"
 }
 
-func plural(n int, one, many string) string {
+// Plural is n followed by the word for one or for many.
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
 	}

@@ -115,7 +115,7 @@ func newLabelPanel(t *trace.Trace, source, queue string) *labelPanel {
 
 func stepsText(steps []int) string {
 	parts := make([]string, len(steps))
-	for i, s := range steps {
+	for i, s := range trace.SortedSteps(steps) {
 		parts[i] = strconv.Itoa(s)
 	}
 	return strings.Join(parts, ", ")

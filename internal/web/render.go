@@ -183,6 +183,7 @@ var funcs = template.FuncMap{
 	},
 	"traceURL": traceURL,
 	"stepURL":  stepURL,
+	"sorted":   trace.SortedSteps,
 	"add":      func(a, b int) int { return a + b },
 	"deref":    func(p *float64) float64 { return *p },
 	// wrap is the page's view around another body, for the templates of
