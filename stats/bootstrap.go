@@ -23,14 +23,28 @@ func Once(n int) []int {
 // The same seed gives the same resamples with the same Go release.
 // counts is reused between calls: fn must not keep it.
 func Resample(n, replicates int, seed uint64, fn func(counts []int)) {
+	units := make([]int32, n)
+	for i := range units {
+		units[i] = int32(i)
+	}
+	ResampleGroups(units, n, replicates, seed, fn)
+}
+
+// ResampleGroups is Resample for units that fall in groups, units[i] being
+// the group of unit i (0 ≤ units[i] < groups), where all that counts is
+// how many draws fell in each group: fn gets those counts. The draws are
+// Resample's, so the counts are its counts summed by group, without a pass
+// over the units per resample.
+func ResampleGroups(units []int32, groups, replicates int, seed uint64, fn func(counts []int)) {
 	// The second half of PCG's seed is a fixed constant, so that users
 	// choose one number.
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	counts := make([]int, n)
+	counts := make([]int, groups)
+	n := len(units)
 	for range replicates {
 		clear(counts)
 		for range n {
-			counts[r.IntN(n)]++
+			counts[units[r.IntN(n)]]++
 		}
 		fn(counts)
 	}

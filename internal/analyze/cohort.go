@@ -243,6 +243,11 @@ var nothingFound = found{first: [16]int32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1
 
 func (mm *modeMarks) add(mk store.Mark) {
 	for int(mk.Trace) >= len(mm.traces) {
+		if len(mm.traces) == cap(mm.traces) {
+			// Doubled: append grows a large slice by a quarter, copying a
+			// million traces' worth again and again.
+			mm.traces = slices.Grow(mm.traces, max(len(mm.traces), 1024))
+		}
 		mm.traces = append(mm.traces, nothingFound)
 	}
 	k, ok := mm.code[mk.Mode]
@@ -379,7 +384,7 @@ func BuildReport(ctx context.Context, st CohortLoader, opt ReportOptions) (*Repo
 
 // newCohort reduces the loaded rows to members and groups.
 func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace) string, opt ReportOptions) (*cohort, error) {
-	c := &cohort{}
+	c := &cohort{members: make([]member, 0, len(data.Traces))}
 	names := map[string]bool{}
 	for _, t := range data.Traces {
 		names[groupName(key(t))] = true

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -192,14 +193,14 @@ type column struct {
 
 // Agree compares the annotation source src with the reference labels ref.
 func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
-	sv, rv := byTrace(src), byTrace(ref)
-	var ids []string
-	for id := range sv {
-		if rv[id] != nil {
-			ids = append(ids, id)
+	sx, rx := newLabelIndex(src), newLabelIndex(ref)
+	// The traces both sides label, in id order: rows of each side.
+	var both [][2]int32
+	for _, s := range sx.sortedRows() {
+		if r, ok := rx.rows[sx.ids[s]]; ok {
+			both = append(both, [2]int32{s, r})
 		}
 	}
-	sort.Strings(ids)
 
 	var cols []*column
 	for _, m := range taxonomy.MAST.Modes {
@@ -209,35 +210,50 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 	for _, m := range taxonomy.System.Modes {
 		cols = append(cols, &column{code: m.Code, name: m.Name, system: true})
 	}
-	for _, id := range ids {
-		s, r := sv[id], rv[id]
-		for _, c := range cols {
+	// Each column's columns in the two indexes: the merged one reads two.
+	modes := func(c *column) []string {
+		if c.merged {
+			return []string{"FM-3.2", "FM-3.3"}
+		}
+		return []string{c.code}
+	}
+	type sides struct{ s, r []int32 }
+	at := make([]sides, len(cols))
+	for j, c := range cols {
+		for _, m := range modes(c) {
+			at[j].s = append(at[j].s, sx.column(m))
+			at[j].r = append(at[j].r, rx.column(m))
+		}
+	}
+	for _, b := range both {
+		for j, c := range cols {
 			var sl, rl labels.ModeLabel
 			if c.merged {
-				sl, rl = mergeVerification(s), mergeVerification(r)
+				sl = mergeVerification(sx.at(b[0], at[j].s[0]), sx.at(b[0], at[j].s[1]))
+				rl = mergeVerification(rx.at(b[1], at[j].r[0]), rx.at(b[1], at[j].r[1]))
 			} else {
-				sl, rl = s[c.code], r[c.code]
+				sl, rl = sx.at(b[0], at[j].s[0]), rx.at(b[1], at[j].r[0])
 			}
 			c.compare(sl, rl, opt.Within)
 		}
 	}
 	// Keep the modes compared somewhere, and the traces that take part.
 	cols = slices.DeleteFunc(cols, func(c *column) bool { return !slices.ContainsFunc(c.cells, func(x cell) bool { return x != unpaired }) })
-	var units [][]cell // by trace, then column
-	for i := range ids {
-		row := make([]cell, len(cols))
+	g := &grid{cols: cols}
+	row := make([]cell, len(cols))
+	for i := range both {
 		for j, c := range cols {
 			row[j] = c.cells[i]
 		}
 		if slices.ContainsFunc(row, func(x cell) bool { return x != unpaired }) {
-			units = append(units, row)
+			g.add(row)
 		}
 	}
 
 	a := &Agreement{
 		Source:    describe(src),
 		Labels:    describe(ref),
-		Traces:    len(units),
+		Traces:    len(g.unit),
 		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: stats.Level},
 		Within:    opt.Within,
 		Modes:     []Row{},
@@ -246,9 +262,7 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 	if len(cols) == 0 {
 		return a
 	}
-	g := &grid{cols: cols, units: units}
-	ones := stats.Once(len(units))
-	tables := g.tables(ones)
+	tables := g.tables(g.counts)
 	point := g.estimates(tables)
 	intervals := g.bootstrap(opt)
 
@@ -334,8 +348,7 @@ func nearest(a, b []int) int {
 }
 
 // mergeVerification reads FM-3.2 and FM-3.3 of one trace as one mode.
-func mergeVerification(byMode map[string]labels.ModeLabel) labels.ModeLabel {
-	a, b := byMode["FM-3.2"], byMode["FM-3.3"]
+func mergeVerification(a, b labels.ModeLabel) labels.ModeLabel {
 	steps := slices.Concat(a.Steps, b.Steps)
 	slices.Sort(steps)
 	return labels.ModeLabel{Verdict: combine(a.Verdict, b.Verdict), Steps: slices.Compact(steps)}
@@ -363,17 +376,6 @@ func combine(a, b trace.Verdict) trace.Verdict {
 	return a
 }
 
-func byTrace(s *labels.Set) map[string]map[string]labels.ModeLabel {
-	out := map[string]map[string]labels.ModeLabel{}
-	for _, l := range s.Labels {
-		if out[l.Trace] == nil {
-			out[l.Trace] = map[string]labels.ModeLabel{}
-		}
-		out[l.Trace][l.Mode] = l
-	}
-	return out
-}
-
 func describe(s *labels.Set) Side {
 	d := Side{Name: s.Name, Detail: s.Detail, Sources: append([]string{}, s.Sources...)}
 	traces := map[string]bool{}
@@ -394,22 +396,48 @@ func describe(s *labels.Set) Side {
 }
 
 // grid holds, for every trace compared (a unit of resampling) and every
-// column, how the trace counts in the column's table.
+// column, how the trace counts in the column's table. Traces that count
+// alike share a pattern: a table is the sum over the patterns, each
+// weighted by the draws of its traces, which on a hundred thousand traces
+// and a thousand resamples is far less work than a sum over the traces.
 type grid struct {
-	cols  []*column
-	units [][]cell
+	cols     []*column
+	patterns [][]cell         // distinct rows of cells, by column
+	index    map[string]int32 // a row's cells as a string → its pattern
+	unit     []int32          // the pattern of each trace
+	counts   []int            // how many traces each pattern has
 }
 
-// tables counts each column's table with the traces weighted by w (how many
-// times a resample drew each).
+// add appends a trace whose cells are row.
+func (g *grid) add(row []cell) {
+	if g.index == nil {
+		g.index = map[string]int32{}
+	}
+	key := make([]byte, len(row))
+	for j, x := range row {
+		key[j] = byte(x)
+	}
+	p, ok := g.index[string(key)]
+	if !ok {
+		p = int32(len(g.patterns))
+		g.index[string(key)] = p
+		g.patterns = append(g.patterns, slices.Clone(row))
+		g.counts = append(g.counts, 0)
+	}
+	g.unit = append(g.unit, p)
+	g.counts[p]++
+}
+
+// tables counts each column's table with the patterns weighted by w (how
+// many times a resample drew their traces).
 func (g *grid) tables(w []int) []stats.Confusion {
 	out := make([]stats.Confusion, len(g.cols))
-	for u, row := range g.units {
-		if w[u] == 0 {
+	for p, row := range g.patterns {
+		if w[p] == 0 {
 			continue
 		}
 		for j, x := range row {
-			x.add(&out[j], w[u])
+			x.add(&out[j], w[p])
 		}
 	}
 	return out
@@ -466,7 +494,7 @@ func (g *grid) bootstrap(opt AgreementOptions) [][nMeasures]*stats.Interval {
 		return out
 	}
 	samples := make([][nMeasures][]float64, len(out))
-	stats.Resample(len(g.units), opt.Replicates, opt.Seed, func(w []int) {
+	stats.ResampleGroups(g.unit, len(g.patterns), opt.Replicates, opt.Seed, func(w []int) {
 		for i, est := range g.estimates(g.tables(w)) {
 			for k, e := range est {
 				if e.ok {
@@ -513,14 +541,10 @@ func detectorModes() []string {
 // VerdictSource is what reading a stored source as labels needs from a
 // store.
 type VerdictSource interface {
-	// Sources lists the annotation sources on the given traces.
-	Sources(ctx context.Context, ids []string) ([]string, error)
-	// DetectedWith returns, by trace id, the detector set whose findings
-	// each trace carries.
-	DetectedWith(ctx context.Context, ids []string) (map[string]string, error)
-	// ModeVerdicts streams the findings with a mode of the selected sources
-	// on the given traces.
-	ModeVerdicts(ctx context.Context, ids []string, sources []string, fn func(store.ModeVerdict) error) error
+	// TraceVerdicts calls fn with what each of the given traces that is
+	// stored holds (its detector set, its sources, its findings with a
+	// mode), in id order; fn must not keep what it is given.
+	TraceVerdicts(ctx context.Context, ids []string, fn func(store.TraceVerdicts) error) error
 }
 
 // StoredLabels reads what the annotation sources selected by source (as
@@ -531,84 +555,87 @@ type VerdictSource interface {
 // traces the current detector set ran on (the store's detected_with), a
 // mode one of them looks for and none reported is absent. Detector
 // findings of another detector set are left out, as are modes outside MAST
-// and the system codes.
+// and the system codes. The labels come trace by trace, in id order.
 func StoredLabels(ctx context.Context, st VerdictSource, source string, ids []string) (*labels.Set, error) {
 	selected := []string{source}
-	all, err := st.Sources(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	var matched []string
-	for _, s := range all {
-		if store.MatchSource(s, selected) {
-			matched = append(matched, s)
-		}
-	}
 	detectors := store.MatchSource(detect.Source, selected)
-	covered := map[string]bool{}
-	if detectors {
-		with, err := st.DetectedWith(ctx, ids)
-		if err != nil {
-			return nil, err
+	version := detect.Version(detect.All)
+	modes := detectorModes()
+	all, matched := map[string]bool{}, map[string]bool{}
+	known := map[string]bool{} // whether a mode, as stored, is MAST or a system code
+	covered := 0
+	// Sized for a verdict on every mode of every trace, what a judge or a
+	// labeller gives: on a large store, growing it step by step costs
+	// more than reading the findings.
+	set := &labels.Set{Name: source, Labels: make([]labels.ModeLabel, 0, len(ids)*len(taxonomy.MAST.Modes))}
+	err := st.TraceVerdicts(ctx, ids, func(t store.TraceVerdicts) error {
+		for _, src := range t.Sources {
+			all[src] = true
+			matched[src] = matched[src] || store.MatchSource(src, selected)
 		}
-		version := detect.Version(detect.All)
-		for _, id := range ids {
-			if with[id] == version {
-				covered[id] = true
+		cover := detectors && t.DetectedWith == version
+		if cover {
+			covered++
+		}
+		// The trace's labels so far: a few, found by a look along them.
+		first := len(set.Labels)
+		put := func(mode string, v trace.Verdict, steps []int, implied bool) {
+			i := first
+			for i < len(set.Labels) && set.Labels[i].Mode != mode {
+				i++
+			}
+			if i == len(set.Labels) {
+				set.Labels = append(set.Labels, labels.ModeLabel{Trace: t.Trace, Mode: mode, Verdict: v, Implied: implied})
+			}
+			l := &set.Labels[i]
+			l.Verdict = combine(l.Verdict, v)
+			if v == trace.Present {
+				l.Steps = append(l.Steps, steps...)
 			}
 		}
-		if len(covered) > 0 && !slices.Contains(matched, detect.Source) {
-			matched = append(matched, detect.Source)
-			sort.Strings(matched)
+		for _, v := range t.Verdicts {
+			if !store.MatchSource(v.Source, selected) {
+				continue
+			}
+			ok, seen := known[v.Mode]
+			if !seen {
+				_, _, ok = taxonomy.Lookup(v.Mode)
+				known[v.Mode] = ok
+			}
+			if ok && (v.Source != detect.Source || cover) {
+				put(v.Mode, v.Verdict, v.Steps, false)
+			}
 		}
-	}
-	if len(matched) == 0 {
-		there := "none"
-		if len(all) > 0 {
-			there = strings.Join(all, ", ")
-		}
-		return nil, fmt.Errorf("no annotations of source %q on these traces (sources there: %s)", source, there)
-	}
-	type key struct{ trace, mode string }
-	// Sized for a verdict on every mode of every trace, what a judge or a
-	// labeller gives: on a large store, growing them step by step costs
-	// more than reading the findings.
-	capacity := len(ids) * len(taxonomy.MAST.Modes)
-	index := make(map[key]int, capacity)
-	set := &labels.Set{Name: source, Sources: matched, Labels: make([]labels.ModeLabel, 0, capacity)}
-	put := func(id, mode string, v trace.Verdict, steps []int, implied bool) {
-		k := key{id, mode}
-		i, ok := index[k]
-		if !ok {
-			index[k] = len(set.Labels)
-			set.Labels = append(set.Labels, labels.ModeLabel{Trace: id, Mode: mode, Verdict: v, Implied: implied})
-			i = len(set.Labels) - 1
-		}
-		l := &set.Labels[i]
-		l.Verdict = combine(l.Verdict, v)
-		if v == trace.Present {
-			l.Steps = append(l.Steps, steps...)
-		}
-	}
-	err = st.ModeVerdicts(ctx, ids, selected, func(v store.ModeVerdict) error {
-		if _, _, ok := taxonomy.Lookup(v.Mode); ok && (v.Source != detect.Source || covered[v.Trace]) {
-			put(v.Trace, v.Mode, v.Verdict, v.Steps, false)
+		if cover {
+			for _, m := range modes {
+				if !slices.ContainsFunc(set.Labels[first:], func(l labels.ModeLabel) bool { return l.Mode == m }) {
+					put(m, trace.Absent, nil, true)
+				}
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(covered) > 0 {
-		modes := detectorModes()
-		for _, id := range ids {
-			for _, m := range modes {
-				if _, ok := index[key{id, m}]; !ok && covered[id] {
-					put(id, m, trace.Absent, nil, true)
-				}
-			}
+	for src, ok := range matched {
+		if ok {
+			set.Sources = append(set.Sources, src)
 		}
-		set.Detail = fmt.Sprintf("detectors report only what they find: their silence counts as absent for %s on the %d traces they ran on", strings.Join(modes, ", "), len(covered))
+	}
+	if covered > 0 && !matched[detect.Source] {
+		set.Sources = append(set.Sources, detect.Source)
+	}
+	sort.Strings(set.Sources)
+	if len(set.Sources) == 0 {
+		there := "none"
+		if len(all) > 0 {
+			there = strings.Join(slices.Sorted(maps.Keys(all)), ", ")
+		}
+		return nil, fmt.Errorf("no annotations of source %q on these traces (sources there: %s)", source, there)
+	}
+	if covered > 0 {
+		set.Detail = fmt.Sprintf("detectors report only what they find: their silence counts as absent for %s on the %d traces they ran on", strings.Join(modes, ", "), covered)
 	}
 	for i := range set.Labels {
 		slices.Sort(set.Labels[i].Steps)

@@ -46,12 +46,8 @@ type FindingReader interface {
 // (which must be the current detector set's: eval re-runs the detectors
 // first). Detectors whose mode the labels never decide are left out.
 func AgreeDetectors(ctx context.Context, st FindingReader, ref *labels.Set) ([]DetectorRow, error) {
-	byTraceMode := byTrace(ref)
-	ids := make([]string, 0, len(byTraceMode))
-	for id := range byTraceMode {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	byTraceMode := newLabelIndex(ref)
+	ids := slices.Sorted(slices.Values(byTraceMode.ids))
 	fired := map[string]map[string][]int{} // trace → detector → steps
 	for _, id := range ids {
 		fs, err := st.Findings(ctx, id)
@@ -70,7 +66,7 @@ func AgreeDetectors(ctx context.Context, st FindingReader, ref *labels.Set) ([]D
 		row := DetectorRow{Detector: d.Name, Mode: d.Mode, Name: taxonomy.Name(d.Mode)}
 		var c stats.Confusion
 		for _, id := range ids {
-			l := byTraceMode[id][d.Mode]
+			l := byTraceMode.get(id, d.Mode)
 			steps, on := fired[id][d.Name]
 			switch cellOf(verdictOf(on), l.Verdict) {
 			case tp:

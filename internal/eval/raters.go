@@ -44,12 +44,12 @@ type RaterRow struct {
 // raters (it works for two, where Fleiss' kappa is Scott's pi).
 func AgreeRaters(sets []*labels.Set, opt AgreementOptions) *Raters {
 	out := &Raters{Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: stats.Level}, Modes: []RaterRow{}}
-	byRater := make([]map[string]map[string]labels.ModeLabel, len(sets))
+	byRater := make([]*labelIndex, len(sets))
 	traces := map[string]bool{}
 	for i, s := range sets {
 		out.Raters = append(out.Raters, s.Name)
-		byRater[i] = byTrace(s)
-		for id := range byRater[i] {
+		byRater[i] = newLabelIndex(s)
+		for _, id := range byRater[i].ids {
 			traces[id] = true
 		}
 	}
@@ -73,7 +73,7 @@ func AgreeRaters(sets []*labels.Set, opt AgreementOptions) *Raters {
 		for m, mode := range modes {
 			decided, presents, unsure := 0, 0, 0
 			for r := range sets {
-				switch byRater[r][id][mode.Code].Verdict {
+				switch byRater[r].get(id, mode.Code).Verdict {
 				case trace.Present:
 					decided++
 					presents++
@@ -197,20 +197,31 @@ type Conflict struct {
 // Agree takes them) decide differently, by mode in taxonomy order, then
 // trace.
 func Conflicts(src, ref *labels.Set) []Conflict {
-	sv, rv := byTrace(src), byTrace(ref)
+	sx, rx := newLabelIndex(src), newLabelIndex(ref)
+	rows := sx.sortedRows()
+	// Each source row's row among the labels, -1 for none.
+	refRow := make([]int32, len(sx.ids))
+	for i, id := range sx.ids {
+		refRow[i] = -1
+		if r, ok := rx.rows[id]; ok {
+			refRow[i] = r
+		}
+	}
 	out := []Conflict{}
 	for _, mode := range taxonomy.MAST.Modes {
-		var ids []string
-		for id, byMode := range sv {
-			s, r := byMode[mode.Code], rv[id][mode.Code]
-			if c := cellOf(s.Verdict, r.Verdict); c == fp || c == fn {
-				ids = append(ids, id)
-			}
+		sc, rc := sx.column(mode.Code), rx.column(mode.Code)
+		if sc < 0 || rc < 0 {
+			continue
 		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			s, r := sv[id][mode.Code], rv[id][mode.Code]
-			d := Conflict{Trace: id, Mode: mode.Code, Source: s.Verdict, Labels: r.Verdict, Steps: s.Steps}
+		for _, row := range rows {
+			if refRow[row] < 0 {
+				continue
+			}
+			s, r := sx.at(row, sc), rx.at(refRow[row], rc)
+			if c := cellOf(s.Verdict, r.Verdict); c != fp && c != fn {
+				continue
+			}
+			d := Conflict{Trace: sx.ids[row], Mode: mode.Code, Source: s.Verdict, Labels: r.Verdict, Steps: s.Steps}
 			if r.Verdict == trace.Present {
 				d.Steps = r.Steps
 			}

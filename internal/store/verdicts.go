@@ -11,3 +11,16 @@ type ModeVerdict struct {
 	Verdict trace.Verdict
 	Steps   []int
 }
+
+// TraceVerdicts is what one trace holds for comparing annotation sources.
+type TraceVerdicts struct {
+	Trace string
+	// DetectedWith is the detector set whose findings the trace carries.
+	DetectedWith string
+	// Sources lists every source with a finding on the trace, with a mode
+	// or not.
+	Sources []string
+	// Verdicts are the trace's findings with a mode, of every source, in
+	// the order they were stored.
+	Verdicts []ModeVerdict
+}

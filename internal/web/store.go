@@ -35,6 +35,12 @@ type Store interface {
 	SearchHits(ctx context.Context, search string, ids []string) (map[string]store.SearchHit, error)
 	StepRange(ctx context.Context, id string, from, to int) ([]trace.Step, error)
 	Findings(ctx context.Context, traceID string) ([]trace.Finding, error)
+	// DetectedWith returns, by trace id, the detector set whose findings
+	// each trace carries.
+	DetectedWith(ctx context.Context, ids []string) (map[string]string, error)
+	// ModeVerdicts streams the findings with a mode of the selected sources
+	// on the given traces.
+	ModeVerdicts(ctx context.Context, ids []string, sources []string, fn func(store.ModeVerdict) error) error
 	TraceJudgements(ctx context.Context, traceID string) ([]store.JudgeRecord, error)
 	ExportLabels(ctx context.Context, source string) ([]labels.ModeLabel, error)
 	LabelledTraces(ctx context.Context, source string) (int, error)

@@ -94,6 +94,9 @@ func TestConformsToSQLite(t *testing.T) {
 		{"DetectedWith", func() (any, error) { return mem.DetectedWith(ctx, ids) }, func() (any, error) { return sq.DetectedWith(ctx, ids) }},
 		{"ModeVerdicts", func() (any, error) { return verdicts(ctx, mem, ids) }, func() (any, error) { return verdicts(ctx, sq, ids) }},
 		{"Findings", func() (any, error) { return findings(ctx, mem, "a") }, func() (any, error) { return findings(ctx, sq, "a") }},
+		{"TraceVerdicts", func() (any, error) { return traceVerdicts(ctx, mem, ids) }, func() (any, error) { return traceVerdicts(ctx, sq, ids) }},
+		{"TraceVerdicts(c, a, zz, a)", func() (any, error) { return traceVerdicts(ctx, mem, []string{"c", "a", "zz", "a"}) },
+			func() (any, error) { return traceVerdicts(ctx, sq, []string{"c", "a", "zz", "a"}) }},
 	} {
 		got, err1 := r.mem()
 		want, err2 := r.sql()
@@ -114,6 +117,20 @@ func verdicts(ctx context.Context, r verdictReader, ids []string) ([]string, err
 		return nil
 	})
 	slices.Sort(out)
+	return out, err
+}
+
+type traceVerdictReader interface {
+	TraceVerdicts(ctx context.Context, ids []string, fn func(store.TraceVerdicts) error) error
+}
+
+// traceVerdicts lists each trace's verdicts in the order they come.
+func traceVerdicts(ctx context.Context, r traceVerdictReader, ids []string) ([]string, error) {
+	var out []string
+	err := r.TraceVerdicts(ctx, ids, func(t store.TraceVerdicts) error {
+		out = append(out, fmt.Sprint(t))
+		return nil
+	})
 	return out, err
 }
 

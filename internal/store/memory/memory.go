@@ -176,6 +176,33 @@ func (s *Store) ModeVerdicts(_ context.Context, ids []string, sources []string, 
 	return nil
 }
 
+// TraceVerdicts calls fn with what each of the given traces holds for
+// comparing sources, in id order.
+func (s *Store) TraceVerdicts(_ context.Context, ids []string, fn func(store.TraceVerdicts) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, t := range s.selected(ids) {
+		tv := store.TraceVerdicts{Trace: t.ID, DetectedWith: t.DetectedWith}
+		for _, f := range t.Findings {
+			if !slices.Contains(tv.Sources, f.Source) {
+				tv.Sources = append(tv.Sources, f.Source)
+			}
+			if f.Mode == "" {
+				continue
+			}
+			v := store.ModeVerdict{Trace: t.ID, Source: f.Source, Mode: f.Mode, Verdict: f.Verdict}
+			if f.Verdict == trace.Present {
+				v.Steps = f.Steps
+			}
+			tv.Verdicts = append(tv.Verdicts, v)
+		}
+		if err := fn(tv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ReplaceFindings replaces a source's findings on a trace, recording the
 // detector set that produced them when detectedWith is set.
 func (s *Store) ReplaceFindings(_ context.Context, traceID, source string, findings []trace.Finding, detectedWith string) error {

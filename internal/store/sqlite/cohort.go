@@ -1,137 +1,154 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
 // LoadCohort reads the cohort of the given traces (every stored trace when
-// ids is nil), and calls mark for every finding of the selected sources (as
-// MatchSource selects them) that marks a mode present, once the traces are
-// loaded. The marks, the bulk of the data, are not kept: the caller folds
-// them into whatever compact form it needs as they stream past.
+// ids is nil) from their summaries, and calls mark, trace by trace, for
+// every finding of the selected sources (as MatchSource selects them) that
+// marks a mode present. The marks, the bulk of the data, are not kept: the
+// caller folds them into whatever compact form it needs as they stream
+// past.
 func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, mark func(store.Mark)) (*store.Cohort, error) {
+	names, err := s.summarySources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// By source number: whether its marks count, its place in c.Sources
+	// once seen, and the last trace it annotated.
+	selected := make([]bool, len(names))
+	place := make([]int32, len(names))
+	last := make([]int32, len(names))
+	for i, name := range names {
+		selected[i] = store.MatchSource(name, sources)
+		place[i], last[i] = -1, -1
+	}
 	c := &store.Cohort{}
 	intern := map[string]string{}
 	in := func(v string) string {
 		if w, ok := intern[v]; ok {
 			return w
 		}
+		v = strings.Clone(v) // not the row it was cut from
 		intern[v] = v
 		return v
 	}
-	err := s.eachSelected(ctx, ids, "id", `SELECT id, model, system, scenario, detected_with != '' FROM traces WHERE 1 %s ORDER BY id`, func(rows *sql.Rows) error {
-		var t store.CohortTrace
-		if err := rows.Scan(&t.ID, &t.Model, &t.System, &t.Scenario, &t.Detected); err != nil {
-			return err
-		}
-		t.Model, t.System, t.Scenario = in(t.Model), in(t.System), in(t.Scenario)
-		c.Traces = append(c.Traces, t)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading traces: %w", err)
-	}
-	// Chunks of ids come back in chunk order.
-	sort.Slice(c.Traces, func(i, j int) bool { return c.Traces[i].ID < c.Traces[j].ID })
-	index := make(map[string]int32, len(c.Traces))
-	for i, t := range c.Traces {
-		index[t.ID] = int32(i)
-	}
-	// A trace's findings mostly come one after another, so the last id
-	// saves most of the map lookups.
-	lastID, last := "", int32(-1)
-	lookup := func(id string) int32 {
-		if id != lastID {
-			lastID, last = id, index[id]
-		}
-		return last
-	}
-
-	outcomes := make([][]trace.Outcome, len(c.Traces))
-	// The detail is read only where a scorer left the outcome undecided: it
-	// says why.
-	err = s.eachSelected(ctx, ids, "trace_id", `SELECT trace_id, source, metric, score, success, CASE WHEN success IS NULL THEN detail ELSE '' END FROM outcomes WHERE 1 %s`, func(rows *sql.Rows) error {
-		var id string
-		o, err := scanOutcome(rows, &id)
-		if err != nil {
-			return err
-		}
-		i := lookup(id)
-		outcomes[i] = append(outcomes[i], o)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading outcomes: %w", err)
-	}
-	for i, os := range outcomes {
-		c.Traces[i].Outcome = trace.PrimaryOutcome(os)
-		if c.Traces[i].Outcome == nil {
-			c.Traces[i].Undecided = store.UndecidedStatus(os)
-		}
-	}
-
-	sourceIndex := map[string]int32{}
-	err = s.eachSelected(ctx, ids, "trace_id", `SELECT DISTINCT trace_id, source FROM findings WHERE 1 %s`, func(rows *sql.Rows) error {
-		var id, src string
-		if err := rows.Scan(&id, &src); err != nil {
-			return err
-		}
-		si, ok := sourceIndex[src]
+	var outcomes []trace.Outcome
+	var primaries outcomeSlab
+	var id, attrs, outcomeList, findingList string
+	err = s.eachSummary(ctx, ids, `SELECT trace_id, model || char(31) || system || char(31) || scenario || char(31) || (detected_with != ''), outcome_list, finding_list
+		FROM trace_summary WHERE 1 %s`, &id, []any{&attrs, &outcomeList, &findingList}, func() error {
+		model, rest, _ := strings.Cut(attrs, "\x1f")
+		system, rest, _ := strings.Cut(rest, "\x1f")
+		scenario, detected, ok := strings.Cut(rest, "\x1f")
 		if !ok {
-			si = int32(len(c.Sources))
-			sourceIndex[src] = si
-			c.Sources = append(c.Sources, src)
+			return fmt.Errorf("trace %s: %w", id, errSummary)
 		}
-		c.Annotations = append(c.Annotations, store.Annotation{Trace: lookup(id), Source: si})
+		i := int32(len(c.Traces))
+		t := store.CohortTrace{ID: id, Model: in(model), System: in(system), Scenario: in(scenario), Detected: detected == "1"}
+		outcomes = outcomes[:0]
+		err := eachOutcome(outcomeList, func(o trace.Outcome) {
+			o.Source, o.Metric = in(o.Source), in(o.Metric)
+			outcomes = append(outcomes, o)
+		})
+		if err != nil {
+			return fmt.Errorf("trace %s outcomes: %w", id, err)
+		}
+		if o := trace.PrimaryOutcome(outcomes); o != nil {
+			t.Outcome = primaries.keep(*o)
+		} else {
+			t.Undecided = store.UndecidedStatus(outcomes)
+		}
+		c.Traces = appendDoubling(c.Traces, t)
+		unknown := false
+		err = eachFinding(findingList, func(f summaryFinding) {
+			if f.source >= len(names) {
+				unknown = true
+				return
+			}
+			if last[f.source] != i {
+				last[f.source] = i
+				if place[f.source] < 0 {
+					place[f.source] = int32(len(c.Sources))
+					c.Sources = append(c.Sources, names[f.source])
+				}
+				c.Annotations = appendDoubling(c.Annotations, store.Annotation{Trace: i, Source: place[f.source]})
+			}
+			if f.verdict == trace.Present && f.mode != "" && selected[f.source] {
+				mark(store.Mark{Trace: i, Step: leadingStep(f.steps), Mode: in(f.mode)})
+			}
+		})
+		if err == nil && unknown {
+			err = errSummary
+		}
+		if err != nil {
+			return fmt.Errorf("trace %s findings: %w", id, err)
+		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading annotation sources: %w", err)
+		return nil, fmt.Errorf("reading trace summaries: %w", err)
 	}
 	sortSources(c)
-
-	// One row per present finding, with its cited steps as stored: the
-	// first is read here rather than with json_extract, which costs SQLite
-	// more than the whole scan. With every source selected, the source
-	// column is not even read.
-	var id, mode, src string
-	var steps sql.RawBytes
-	columns, dest := "trace_id, mode, steps", []any{&id, &mode, &steps}
-	selected := map[string]bool{}
-	if len(sources) > 0 {
-		columns, dest = columns+", source", append(dest, &src)
-		for _, name := range c.Sources {
-			selected[name] = store.MatchSource(name, sources)
-		}
-	}
-	err = s.eachSelected(ctx, ids, "trace_id", `SELECT `+columns+` FROM findings WHERE verdict = 'present' AND mode != '' %s`, func(rows *sql.Rows) error {
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
-		if len(sources) == 0 || selected[src] {
-			mark(store.Mark{Trace: lookup(id), Step: leadingStep(steps), Mode: mode})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading findings: %w", err)
-	}
 	return c, nil
+}
+
+// appendDoubling is append for the slices of a cohort, which grow to
+// millions: append grows a large slice by a quarter at a time, copying it
+// again and again.
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 1024))
+	}
+	return append(s, v)
+}
+
+// outcomeSlab allocates the primary outcomes of a cohort in blocks: one
+// allocation per outcome, and two for its score and success, would be three
+// million on a million traces.
+type outcomeSlab struct {
+	block []keptOutcome
+}
+
+type keptOutcome struct {
+	trace.Outcome
+	score   float64
+	success bool
+}
+
+// keep returns a copy of o that points at its own score and success.
+func (s *outcomeSlab) keep(o trace.Outcome) *trace.Outcome {
+	if len(s.block) == cap(s.block) {
+		s.block = make([]keptOutcome, 0, 4096)
+	}
+	s.block = append(s.block, keptOutcome{Outcome: o})
+	k := &s.block[len(s.block)-1]
+	if o.Score != nil {
+		k.score = *o.Score
+		k.Outcome.Score = &k.score
+	}
+	if o.Success != nil {
+		k.success = *o.Success
+		k.Outcome.Success = &k.success
+	}
+	return &k.Outcome
 }
 
 // leadingStep reads the first number of a JSON array of step indices such
 // as [12,4]; -1 for an empty array or anything else.
-func leadingStep(steps []byte) int32 {
-	rest, ok := bytes.CutPrefix(bytes.TrimSpace(steps), []byte("["))
-	rest = bytes.TrimSpace(rest)
+func leadingStep(steps string) int32 {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(steps), "[")
+	rest = strings.TrimSpace(rest)
 	end := 0
 	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
 		end++
@@ -139,11 +156,12 @@ func leadingStep(steps []byte) int32 {
 	if !ok || end == 0 || end > 9 {
 		return -1
 	}
-	n, _ := strconv.Atoi(string(rest[:end]))
+	n, _ := strconv.Atoi(rest[:end])
 	return int32(n)
 }
 
-// sortSources puts Sources in order and renumbers the annotations to match.
+// sortSources puts Sources in order and renumbers the annotations to match,
+// each trace's in the new order.
 func sortSources(c *store.Cohort) {
 	sorted := append([]string(nil), c.Sources...)
 	sort.Strings(sorted)
@@ -153,6 +171,10 @@ func sortSources(c *store.Cohort) {
 	}
 	for i := range c.Annotations {
 		c.Annotations[i].Source = renumber[c.Annotations[i].Source]
+		// A trace's annotations are together and few: insertion sort.
+		for j := i; j > 0 && c.Annotations[j-1].Trace == c.Annotations[j].Trace && c.Annotations[j-1].Source > c.Annotations[j].Source; j-- {
+			c.Annotations[j-1], c.Annotations[j] = c.Annotations[j], c.Annotations[j-1]
+		}
 	}
 	c.Sources = sorted
 }

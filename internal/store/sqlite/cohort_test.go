@@ -91,7 +91,7 @@ func TestLoadCohort(t *testing.T) {
 
 func TestLeadingStep(t *testing.T) {
 	for in, want := range map[string]int32{"[12,4]": 12, "[]": -1, " [ 3 ]": 3, "[0]": 0, "{}": -1, "": -1, "[-1]": -1, "[12345678901]": -1} {
-		if got := leadingStep([]byte(in)); got != want {
+		if got := leadingStep(in); got != want {
 			t.Errorf("leadingStep(%q) = %d, want %d", in, got, want)
 		}
 	}

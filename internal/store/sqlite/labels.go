@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
@@ -69,4 +71,92 @@ func (s *Store) mostTraces(ctx context.Context, n int) (bool, error) {
 		return false, fmt.Errorf("counting traces: %w", err)
 	}
 	return 2*n > total, nil
+}
+
+// TraceVerdicts calls fn with what each of the given traces holds for
+// comparing sources, in id order, from the traces' summaries: one pass
+// over the store rather than a query for the sources, another for the
+// detector sets and a third for the findings. fn must not keep what it is
+// given, which is reused.
+func (s *Store) TraceVerdicts(ctx context.Context, ids []string, fn func(store.TraceVerdicts) error) error {
+	names, err := s.summarySources(ctx)
+	if err != nil {
+		return err
+	}
+	last := make([]int, len(names)) // 1 + the row that last named each source
+	modes := map[string]string{}
+	var t store.TraceVerdicts
+	var findingList string
+	row := 0
+	err = s.eachSummary(ctx, ids, `SELECT trace_id, detected_with, finding_list FROM trace_summary WHERE 1 %s`, &t.Trace, []any{&t.DetectedWith, &findingList}, func() error {
+		row++
+		t.Sources, t.Verdicts = t.Sources[:0], t.Verdicts[:0]
+		var bad error
+		err := eachFinding(findingList, func(f summaryFinding) {
+			if bad != nil {
+				return
+			}
+			if f.source >= len(names) {
+				bad = errSummary
+				return
+			}
+			if last[f.source] != row {
+				last[f.source] = row
+				t.Sources = append(t.Sources, names[f.source])
+			}
+			if f.mode == "" {
+				return
+			}
+			mode, ok := modes[f.mode]
+			if !ok {
+				mode = strings.Clone(f.mode) // not the row it was cut from
+				modes[mode] = mode
+			}
+			v := store.ModeVerdict{Trace: t.Trace, Source: names[f.source], Mode: mode, Verdict: f.verdict}
+			if f.verdict == trace.Present {
+				if v.Steps, bad = parseSteps(f.steps); bad != nil {
+					bad = fmt.Errorf("finding steps: %w", bad)
+				}
+			}
+			t.Verdicts = append(t.Verdicts, v)
+		})
+		if err == nil {
+			err = bad
+		}
+		if err != nil {
+			return fmt.Errorf("trace %s: %w", t.Trace, err)
+		}
+		return fn(t)
+	})
+	if err != nil {
+		return fmt.Errorf("reading trace summaries: %w", err)
+	}
+	return nil
+}
+
+// parseSteps decodes a JSON array of step indices, as the store writes
+// them ([3,12]) without encoding/json, which would cost more than reading
+// the summaries; anything else goes to encoding/json.
+func parseSteps(text string) ([]int, error) {
+	inner, ok := strings.CutPrefix(text, "[")
+	if inner, ok = strings.CutSuffix(inner, "]"); !ok {
+		return unmarshalSteps(text)
+	}
+	var steps []int
+	for inner != "" {
+		field, rest, _ := strings.Cut(inner, ",")
+		n, err := strconv.Atoi(field)
+		if err != nil || field == "" || field[0] == '+' || (len(field) > 1 && field[0] == '0') {
+			return unmarshalSteps(text)
+		}
+		steps = append(steps, n)
+		inner = rest
+	}
+	return steps, nil
+}
+
+func unmarshalSteps(text string) ([]int, error) {
+	var steps []int
+	err := json.Unmarshal([]byte(text), &steps)
+	return steps, err
 }

@@ -1,0 +1,257 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/faultline/faultline/trace"
+)
+
+// The readers of trace_summary (migration 0006): each trace's outcomes and
+// findings, folded into two columns of its row, decoded here.
+
+// Separators of the summary's lists (see the migration).
+const (
+	entryStart = '\x1e'
+	entryEnd   = '\x1f'
+)
+
+// errSummary is a summary list this code cannot read.
+var errSummary = errors.New("unreadable trace summary")
+
+// summaryFinding is one entry of a trace's finding_list.
+type summaryFinding struct {
+	source  int // the number of its source in summary_sources
+	verdict trace.Verdict
+	mode    string // a slice of the list unless it had escapes
+	steps   string // as stored, for a present verdict only
+}
+
+// eachFinding calls fn with each entry of a finding_list, in order.
+func eachFinding(list string, fn func(summaryFinding)) error {
+	for list != "" {
+		if list[0] != entryStart {
+			return errSummary
+		}
+		end := strings.IndexByte(list, entryEnd)
+		if end < 0 {
+			return errSummary
+		}
+		entry := list[1:end]
+		list = list[end+1:]
+		digits := 0
+		for digits < len(entry) && entry[digits] >= '0' && entry[digits] <= '9' {
+			digits++
+		}
+		source, err := strconv.Atoi(entry[:digits])
+		if err != nil || digits == len(entry) {
+			return errSummary
+		}
+		f := summaryFinding{source: source}
+		rest := entry[digits+1:]
+		switch entry[digits] {
+		case '+':
+			f.verdict = trace.Present
+		case '-':
+			f.verdict = trace.Absent
+		case '?':
+			f.verdict = trace.Unsure
+		default:
+			var v string
+			if v, rest, err = jsonString(entry[digits:]); err != nil {
+				return err
+			}
+			f.verdict = trace.Verdict(v)
+		}
+		if f.mode, rest, err = jsonString(rest); err != nil {
+			return err
+		}
+		if f.verdict == trace.Present {
+			f.steps = rest
+		} else if rest != "" {
+			return errSummary
+		}
+		fn(f)
+	}
+	return nil
+}
+
+// eachOutcome calls fn with each entry of an outcome_list, in order. The
+// detail is read only where the outcome is undecided; elsewhere it is "".
+func eachOutcome(list string, fn func(trace.Outcome)) error {
+	for list != "" {
+		if list[0] != entryStart {
+			return errSummary
+		}
+		next := strings.IndexByte(list[1:], entryStart) + 1
+		if next == 0 {
+			next = len(list)
+		}
+		entry := list[1:next]
+		list = list[next:]
+		var o trace.Outcome
+		var err error
+		if o.Source, entry, err = jsonString(entry); err != nil {
+			return err
+		}
+		if o.Metric, entry, err = jsonString(entry); err != nil {
+			return err
+		}
+		if entry == "" {
+			return errSummary
+		}
+		var success bool
+		switch entry[0] {
+		case 't', 'f':
+			success = entry[0] == 't'
+			o.Success = &success
+			entry = entry[1:]
+		case 'n':
+			if o.Detail, entry, err = jsonString(entry[1:]); err != nil {
+				return err
+			}
+		default:
+			return errSummary
+		}
+		var score float64
+		if entry != "" {
+			if score, err = strconv.ParseFloat(entry, 64); err != nil {
+				return errSummary
+			}
+			o.Score = &score
+		}
+		fn(o)
+	}
+	return nil
+}
+
+// jsonString reads the JSON string (as SQLite's json_quote writes it) at
+// the start of s and returns its value and what follows. Without escapes
+// the value is a slice of s; bytes that are not UTF-8 are kept as they are.
+func jsonString(s string) (string, string, error) {
+	if s == "" || s[0] != '"' {
+		return "", "", errSummary
+	}
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			return s[1:i], s[i+1:], nil
+		case '\\':
+			return unescape(s)
+		}
+	}
+	return "", "", errSummary
+}
+
+// unescape is jsonString for a string with escapes.
+func unescape(s string) (string, string, error) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			return b.String(), s[i+1:], nil
+		case c != '\\':
+			b.WriteByte(c)
+			continue
+		case i+1 == len(s):
+			return "", "", errSummary
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			if i+4 >= len(s) {
+				return "", "", errSummary
+			}
+			r, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
+			if err != nil {
+				return "", "", errSummary
+			}
+			b.WriteRune(rune(r))
+			i += 4
+		default: // " \ /
+			b.WriteByte(s[i])
+		}
+	}
+	return "", "", errSummary
+}
+
+// summarySources returns the names of summary_sources by number.
+func (s *Store) summarySources(ctx context.Context) ([]string, error) {
+	var names []string
+	err := s.each(ctx, `SELECT id, source FROM summary_sources`, func(rows *sql.Rows) error {
+		var id int
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return err
+		}
+		if id < 0 || id > 1<<20 {
+			return fmt.Errorf("source number %d: %w", id, errSummary)
+		}
+		for len(names) <= id {
+			names = append(names, "")
+		}
+		names[id] = name
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the summary's sources: %w", err)
+	}
+	return names, nil
+}
+
+// eachSummary runs a query over trace_summary, whose first column is the
+// trace id and whose %s is where the condition on the ids goes, for the
+// selected traces (every trace when ids is nil) in id order: it scans each
+// row into id and dest, then calls fn.
+func (s *Store) eachSummary(ctx context.Context, ids []string, query string, id *string, dest []any, fn func() error) error {
+	dest = append([]any{id}, dest...)
+	var keep func(string) bool
+	if ids != nil {
+		// Chunks of sorted ids come back in order.
+		ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+		if ids == nil {
+			ids = []string{}
+		}
+		many, err := s.mostTraces(ctx, len(ids))
+		if err != nil {
+			return err
+		}
+		if many {
+			// One pass over every row beats hundreds of lookups by id; the
+			// rows and the ids are both in order.
+			want, next := ids, 0
+			keep = func(id string) bool {
+				for next < len(want) && want[next] < id {
+					next++
+				}
+				return next < len(want) && want[next] == id
+			}
+			ids = nil
+		}
+	}
+	return s.eachSelected(ctx, ids, "trace_id", query+` ORDER BY trace_id`, func(rows *sql.Rows) error {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if keep != nil && !keep(*id) {
+			return nil
+		}
+		return fn()
+	})
+}
