@@ -20,12 +20,12 @@ var scanCases = []string{
 	`{"timestamp":"2026-01-15T12:00:00Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5","user_instructions":"a\nlong\ttext \"quoted\" \\ \/ \u00e9\ud83d\ude00"}}`,
 	`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"line\\nline\",\"metadata\":{\"exit_code\":1,\"duration_seconds\":0.5}}"}}`,
 	`{"type":"response_item","payload":{"type":"function_call_output","output":"[{\"type\":\"text\",\"text\":\"a\"},null,{\"type\":\"image\"}]"}}`,
-	`{"TYPE":"event_msg","payload":{"type":"x"}}`,                 // a key in another case: encoding/json's field
-	`{"type":"event_msg","payload":{"Type":"x","Model":"m"}}`,     // the same, in the payload
-	`{"typ\u0065":"event_msg","payload":{}}`,                      // an escaped key
+	`{"TYPE":"event_msg","payload":{"type":"x"}}`,                  // a key in another case: encoding/json's field
+	`{"type":"event_msg","payload":{"Type":"x","Model":"m"}}`,      // the same, in the payload
+	`{"typ\u0065":"event_msg","payload":{}}`,                       // an escaped key
 	`{"type":"a","type":"b","payload":{"model":"m"},"payload":{}}`, // repeated keys: the last, merged
-	`{"type":null,"payload":null}`,                                // null keeps a field as it was
-	`{"type":"x","payload":{"model":5}}`,                          // a type error, which encoding/json reports
+	`{"type":null,"payload":null}`,                                 // null keeps a field as it was
+	`{"type":"x","payload":{"model":5}}`,                           // a type error, which encoding/json reports
 	`{"type":"x","payload":{"content":[1,{"a":[true,false,null,-0.5e+3]}],"info":{"k":"v"}}}`,
 	`{"type":"x"} {"type":"y"}`, // more after the value
 	`{"type":"x",}`,             // a trailing comma
