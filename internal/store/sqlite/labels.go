@@ -138,15 +138,16 @@ func (s *Store) TraceVerdicts(ctx context.Context, ids []string, fn func(store.T
 // them ([3,12]) without encoding/json, which would cost more than reading
 // the summaries; anything else goes to encoding/json.
 func parseSteps(text string) ([]int, error) {
-	inner, ok := strings.CutPrefix(text, "[")
-	if inner, ok = strings.CutSuffix(inner, "]"); !ok {
+	inner, opened := strings.CutPrefix(text, "[")
+	inner, closed := strings.CutSuffix(inner, "]")
+	if !opened || !closed {
 		return unmarshalSteps(text)
 	}
 	var steps []int
 	for inner != "" {
-		field, rest, _ := strings.Cut(inner, ",")
+		field, rest, more := strings.Cut(inner, ",")
 		n, err := strconv.Atoi(field)
-		if err != nil || field == "" || field[0] == '+' || (len(field) > 1 && field[0] == '0') {
+		if err != nil || field == "" || (more && rest == "") || field[0] == '+' || (len(field) > 1 && field[0] == '0') {
 			return unmarshalSteps(text)
 		}
 		steps = append(steps, n)

@@ -53,3 +53,34 @@ func TestModeVerdictsFewOrMost(t *testing.T) {
 		}
 	}
 }
+
+// parseSteps takes the store's own writing fast and leaves everything
+// else to encoding/json, so both give the same answer.
+func TestParseSteps(t *testing.T) {
+	tests := []struct {
+		text    string
+		want    []int
+		wantErr bool
+	}{
+		{text: "[3,12]", want: []int{3, 12}},
+		{text: "[]", want: nil},
+		{text: "[7]", want: []int{7}},
+		{text: "[ 3, 12 ]", want: []int{3, 12}},
+		{text: "3]", wantErr: true},
+		{text: "[3", wantErr: true},
+		{text: "[03]", wantErr: true},
+		{text: "[+3]", wantErr: true},
+		{text: "[3,]", wantErr: true},
+		{text: "null", want: nil},
+	}
+	for _, tt := range tests {
+		got, err := parseSteps(tt.text)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("parseSteps(%q) error = %v, want error %v", tt.text, err, tt.wantErr)
+			continue
+		}
+		if !tt.wantErr && !slices.Equal(got, tt.want) {
+			t.Errorf("parseSteps(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
