@@ -383,6 +383,12 @@ func (l *longString) write(p []byte) []byte {
 			l.dbuf = out[:0]
 			l.take(out)
 			if !done {
+				if len(p) > 0 {
+					// A raw newline in the escape: the string was cut off
+					// there, as in buffering.
+					l.close(false)
+					return p
+				}
 				return nil
 			}
 			continue
@@ -433,13 +439,14 @@ func (l *longString) plain(out, p []byte) []byte {
 }
 
 // feedEscape continues an escape sequence from p, appending what it
-// decodes to out once it is complete.
+// decodes to out once it is complete. It stops at a raw newline, which
+// no escape holds: rest then starts with it.
 func (l *longString) feedEscape(out, p []byte) (_ []byte, rest []byte, done bool) {
 	need := 2
 	if len(l.escBuf) >= 2 && l.escBuf[1] == 'u' {
 		need = 6
 	}
-	for len(l.escBuf) < need && len(p) > 0 {
+	for len(l.escBuf) < need && len(p) > 0 && p[0] != '\n' {
 		l.escBuf = append(l.escBuf, p[0])
 		p = p[1:]
 		if len(l.escBuf) == 2 && l.escBuf[1] == 'u' {

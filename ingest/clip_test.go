@@ -3,7 +3,9 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -145,6 +147,7 @@ func FuzzClip(f *testing.F) {
 	f.Add([]byte(`["[\"ab\", \"ab\", \"ab\", \"ab\", \"ab\", \"ab\", \"ab\", \"ab\", \"ab\"]"]`), uint8(6))
 	f.Fuzz(func(t *testing.T, data []byte, limit uint8) {
 		got, _ := clipAll(t, string(data), int(limit))
+		checkLines(t, data, got, int(limit))
 		if limit == 0 || len(data) <= int(limit) {
 			if got != string(data) {
 				t.Fatalf("input within the limit changed:\n%q\n%q", data, got)
@@ -160,6 +163,39 @@ func FuzzClip(f *testing.F) {
 			checkClipped(t, v, int(limit))
 		}
 	})
+}
+
+// checkLines holds a lineReader, which cuts only the lines longer than the
+// limit, each from its start, to the lines of the input cut as one stream.
+func checkLines(t *testing.T, data []byte, clipped string, limit int) {
+	t.Helper()
+	want := strings.Split(clipped, "\n")
+	if want[len(want)-1] == "" {
+		want = want[:len(want)-1] // a final newline ends the last line
+	}
+	for i := range want {
+		want[i] = strings.TrimSuffix(want[i], "\r")
+	}
+	for _, r := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data))} {
+		var got []string
+		lr := newLineReader(r, limit)
+		for {
+			line, n, err := lr.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != len(got)+1 {
+				t.Fatalf("line %d numbered %d", len(got)+1, n)
+			}
+			got = append(got, string(line))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("lines read:\n%q\nlines of the text cut as a stream:\n%q", got, want)
+		}
+	}
 }
 
 // checkClipped fails on a string in v longer than a cut string can be.

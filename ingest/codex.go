@@ -285,7 +285,7 @@ func newCodexSession(src string, scan *codexScanners) *codexSession {
 // Decode implements Format.
 func (Codex) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
 	emit = in.limited(emit)
-	lr := newLineReader(in.jsonLines())
+	lr := in.jsonLines()
 	scan := &codexScanners{}
 	var cur *codexSession
 	seen := map[string]int{} // session ids in this file, to keep trace ids unique

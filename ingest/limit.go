@@ -41,10 +41,10 @@ func (in *Input) jsonText(scale int) *clipReader {
 	return newClipReader(in.R, in.textLimit()*scale, true)
 }
 
-// jsonLines is the input as JSON Lines whose strings are cut at the text
-// limit as they stream; a line names where it is.
-func (in *Input) jsonLines() *clipReader {
-	return newClipReader(in.R, in.textLimit(), false)
+// jsonLines reads the input as JSON Lines whose strings are cut at the
+// text limit as they stream.
+func (in *Input) jsonLines() *lineReader {
+	return newLineReader(in.R, in.textLimit())
 }
 
 // limited wraps emit so that every trace it passes is cut to the text

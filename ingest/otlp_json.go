@@ -42,7 +42,7 @@ func (OTLPJSON) Sniff(head []byte) bool {
 func (OTLPJSON) Decode(ctx context.Context, in *Input, emit func(*trace.Trace) error) error {
 	c := newOTelCollector()
 	emit = in.limited(emit)
-	lr := newLineReader(in.jsonLines())
+	lr := in.jsonLines()
 	var pending []byte // the first line, when it is not a whole record
 	pendingLine := 0
 	for {

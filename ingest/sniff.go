@@ -101,45 +101,73 @@ func FirstByte(head []byte) byte { return jsontext.FirstByte(head) }
 
 // lineReader yields the lines of a stream one at a time, of any length,
 // counting them. The returned slice is valid until the next call.
+//
+// The lines are JSON text whose strings over a limit are cut as they
+// stream (see jsonClipper), with memory bounded by the limit whatever the
+// length of a string. Only a line longer than the limit can hold such a
+// string, so a shorter one, nearly every line, is returned as read, from
+// the reader's buffer: a line is cut from where it grows past the limit,
+// by a clipper that starts it afresh (no string goes on past a line's end).
 type lineReader struct {
 	br   *bufio.Reader
 	line int
-	long []byte
+	long []byte // a line longer than the buffer, while it is within the limit
+	// limit is the text limit, or 0 to cut nothing; clip cuts a line over
+	// it into cut.
+	limit int
+	clip  *jsonClipper
+	cut   []byte
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
+func newLineReader(r io.Reader, limit int) *lineReader {
+	lr := &lineReader{br: bufio.NewReaderSize(r, 256<<10), limit: limit}
+	if limit > 0 {
+		lr.clip = &jsonClipper{limit: limit, emit: func(b []byte) { lr.cut = append(lr.cut, b...) }}
+	}
+	return lr
 }
 
 // Next returns the next line without its line ending, and its 1-based number.
 // It returns io.EOF after the last line.
 func (lr *lineReader) Next() ([]byte, int, error) {
 	lr.long = lr.long[:0]
+	cutting := false
 	for {
 		chunk, err := lr.br.ReadSlice('\n')
 		switch {
-		case err == nil:
-			lr.line++
-			line := chunk[:len(chunk)-1]
-			if len(lr.long) > 0 {
-				lr.long = append(lr.long, line...)
-				line = lr.long
-			}
-			return bytes.TrimSuffix(line, []byte{'\r'}), lr.line, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			// A line longer than the buffer: keep collecting it.
-			lr.long = append(lr.long, chunk...)
-		case errors.Is(err, io.EOF):
-			line := append(lr.long, chunk...)
-			if len(line) == 0 {
-				return nil, lr.line, io.EOF
-			}
-			lr.long = line[:0]
-			lr.line++
-			return bytes.TrimSuffix(line, []byte{'\r'}), lr.line, nil
-		default:
+		case err != nil && !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF):
 			return nil, lr.line, err
+		case cutting:
+			lr.clip.write(chunk)
+		case err == nil && len(lr.long) == 0 && (lr.clip == nil || len(chunk) <= lr.limit):
+			// A whole line in the buffer, within the limit.
+			lr.line++
+			return bytes.TrimSuffix(chunk[:len(chunk)-1], []byte{'\r'}), lr.line, nil
+		default:
+			lr.long = append(lr.long, chunk...)
+			if lr.clip != nil && len(lr.long) > lr.limit {
+				cutting = true
+				lr.cut = lr.cut[:0]
+				lr.clip.write(lr.long)
+			}
 		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue // a line longer than the buffer: keep collecting it
+		}
+		line := lr.long
+		if cutting {
+			if err != nil {
+				lr.clip.finish() // the input ends inside the line
+			}
+			line = lr.cut
+		}
+		if err == nil {
+			line = line[:len(line)-1] // the newline, which a clipper passes through
+		} else if len(line) == 0 {
+			return nil, lr.line, io.EOF
+		}
+		lr.line++
+		return bytes.TrimSuffix(line, []byte{'\r'}), lr.line, nil
 	}
 }
 
