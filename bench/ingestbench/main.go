@@ -132,7 +132,11 @@ func storeAll(path string, c *countSink) error {
 		return err
 	}
 	defer st.Close()
-	_, err = ingest.Paths(ctx, []string{path}, pipeline.Detecting(&counting{st, c}, detect.All, func(error) {}), ingest.Options{})
+	batch := st.Batch() // as faultline ingest writes
+	_, err = ingest.Paths(ctx, []string{path}, pipeline.Detecting(&counting{batch, c}, detect.All, func(error) {}), ingest.Options{})
+	if cerr := batch.Close(ctx); err == nil {
+		err = cerr
+	}
 	return err
 }
 

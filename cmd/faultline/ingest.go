@@ -128,7 +128,10 @@ func (a *app) ingest(ctx context.Context, st *sqlite.Store, paths []string, flag
 				"stored", f.Stored, "from", f.StoredFrom, "steps", f.Incoming, "file", f.File)
 		})
 	}
-	var sink ingest.Sink = &recordingSink{next: st, ids: &res.TraceIDs}
+	// Many small files share a transaction: one commit per file made an
+	// ingest of small traces spend most of its time committing.
+	batch := st.Batch()
+	var sink ingest.Sink = &recordingSink{next: batch, ids: &res.TraceIDs}
 	if detectOn {
 		sink = pipeline.Detecting(sink, detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
 	}
@@ -141,6 +144,9 @@ func (a *app) ingest(ctx context.Context, st *sqlite.Store, paths []string, flag
 		printer.print(i)
 	}
 	sum, err := ingest.Paths(ctx, paths, sink, ingest.Options{Report: report, Stdin: a.stdin, TextLimit: flags.textLimit()})
+	if cerr := batch.Close(ctx); err == nil {
+		err = cerr
+	}
 	printer.flush()
 	res.summary = sum
 	res.Files, res.Unchanged, res.Skipped, res.Traces, res.Refused, res.Errors, res.Notices = sum.Files, sum.Unchanged, sum.Skipped, sum.Traces, sum.Refused, sum.Errors, sum.Notices

@@ -145,4 +145,9 @@ func TestSearchBackfill(t *testing.T) {
 	if err != nil || hits["old"].Count != 1 || hits["old"].Steps[0] != 1 {
 		t.Errorf("hits %v, %v", hits, err)
 	}
+	// The steps moved to step_rows (migration 0007) as they were.
+	tr, err := st.Load(ctx, "old")
+	if err != nil || len(tr.Steps) != 2 || tr.Steps[1].Index != 1 || tr.Steps[1].Text != "ImagePullBackOff" {
+		t.Errorf("steps after the migrations: %+v, %v", tr, err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -240,27 +241,47 @@ func (s *Store) LoadHeader(ctx context.Context, id string) (*trace.Trace, int, e
 
 // StepRange reads the steps of a trace with indices from..to-1.
 func (s *Store) StepRange(ctx context.Context, id string, from, to int) ([]trace.Step, error) {
-	return s.steps(ctx, id, "AND idx >= ? AND idx < ?", []any{from, to})
+	from, to = max(from, 0), min(to, maxSteps)
+	if from >= to {
+		return nil, nil
+	}
+	return s.steps(ctx, id, "BETWEEN ?1 + ? AND ?1 + ?", []any{from, to - 1})
 }
 
 // StepsAt reads the steps of a trace at the given indices, in order;
 // indices the trace does not have are left out.
 func (s *Store) StepsAt(ctx context.Context, id string, idx []int) ([]trace.Step, error) {
-	if len(idx) == 0 {
+	var args []any
+	for _, n := range idx {
+		if n >= 0 && n < maxSteps {
+			args = append(args, n)
+		}
+	}
+	if len(args) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(idx))
-	for i, n := range idx {
-		args[i] = n
-	}
-	return s.steps(ctx, id, "AND idx IN ("+placeholders(len(idx))+")", args)
+	return s.steps(ctx, id, "IN (?1 + "+strings.Repeat("?, ?1 + ", len(args)-1)+"?)", args)
 }
 
-// steps reads the steps of a trace that satisfy the extra condition where
-// (an "AND ..." clause with its args), in order.
-func (s *Store) steps(ctx context.Context, id, where string, args []any) ([]trace.Step, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT idx, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type, span_id
-		FROM steps WHERE trace_id = ? `+where+` ORDER BY idx`, append([]any{id}, args...)...)
+// steps reads the steps of a trace whose row ids satisfy rowids (a
+// condition on the row id, in which ?1 is the first row id of the trace,
+// with its args after it; "" for every step), in order. A trace's steps
+// are the range of row ids of its key (see migration 0005).
+func (s *Store) steps(ctx context.Context, id, rowids string, args []any) ([]trace.Step, error) {
+	var key int64
+	err := s.db.QueryRowContext(ctx, `SELECT key FROM trace_keys WHERE trace_id = ?`, id).Scan(&key)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("trace %s steps: %w", id, err)
+	}
+	first := key << stepBits
+	if rowids == "" {
+		rowids, args = "BETWEEN ?1 AND ?", []any{first | (maxSteps - 1)}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, kind, role, agent, text, tool, args, call_id, pair, exit_code, is_error, time, tokens, type, span_id
+		FROM step_rows WHERE rowid `+rowids+` ORDER BY rowid`, append([]any{first}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("trace %s steps: %w", id, err)
 	}
@@ -268,11 +289,13 @@ func (s *Store) steps(ctx context.Context, id, where string, args []any) ([]trac
 	var out []trace.Step
 	for rows.Next() {
 		var st trace.Step
+		var rowid int64
 		var kind, ts string
 		var pair, exit sql.NullInt64
-		if err := rows.Scan(&st.Index, &kind, &st.Role, &st.Agent, &st.Text, &st.Tool, &st.Args, &st.CallID, &pair, &exit, &st.IsError, &ts, &st.Tokens, &st.Type, &st.SpanID); err != nil {
+		if err := rows.Scan(&rowid, &kind, &st.Role, &st.Agent, &st.Text, &st.Tool, &st.Args, &st.CallID, &pair, &exit, &st.IsError, &ts, &st.Tokens, &st.Type, &st.SpanID); err != nil {
 			return nil, fmt.Errorf("trace %s steps: %w", id, err)
 		}
+		st.Index = int(rowid - first)
 		st.Kind = trace.Kind(kind)
 		st.Time = parseTimeText(ts)
 		if pair.Valid {

@@ -1,0 +1,74 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/store"
+)
+
+// A Batch stores the traces of many files in shared transactions: what it
+// closes is stored whole, searchable, and each file recorded, so a second
+// pass over the same files writes nothing.
+func TestBatchStoresManyFiles(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	b := st.Batch()
+	for i := range 30 {
+		tr := sample(fmt.Sprintf("t%02d", i), "m", nil)
+		stored, err := ingest.StoreFile(ctx, b, ingest.FileInfo{Path: fmt.Sprintf("f%02d.jsonl", i), Hash: "h", Format: "codex"}, tr)
+		if err != nil || !stored {
+			t.Fatalf("file %d: stored %v, %v", i, stored, err)
+		}
+	}
+	if err := b.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.Count(ctx, store.TraceQuery{}); err != nil || n != 30 {
+		t.Fatalf("stored %d traces (%v), want 30", n, err)
+	}
+	hits, err := st.SearchHits(ctx, "go", []string{"t00", "t29"})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("search found %d of 2 traces (%v)", len(hits), err)
+	}
+	again := st.Batch()
+	defer again.Close(ctx)
+	if fs, err := again.File(ctx, ingest.FileInfo{Path: "f07.jsonl", Hash: "h", Format: "codex"}); err != nil || fs != nil {
+		t.Fatalf("a recorded file is offered again (%v)", err)
+	}
+}
+
+// An interrupted Batch loses its open transaction whole: none of its traces
+// is stored and none of its files recorded, so the next ingest reads them
+// again; what it committed before stays.
+func TestInterruptedBatchLosesOnlyItsOpenTransaction(t *testing.T) {
+	st := open(t)
+	ctx := context.Background()
+	if !ingestFile(t, st, "done.jsonl", "h", sample("done", "m", nil)) {
+		t.Fatal("not stored")
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	b := st.Batch()
+	fs, err := b.File(cancelled, ingest.FileInfo{Path: "open.jsonl", Hash: "h", Format: "codex"})
+	if err != nil || fs == nil {
+		t.Fatalf("File: %v", err)
+	}
+	if err := fs.Trace(cancelled, sample("open", "m", nil)); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := fs.Close(cancelled, ingest.FileResult{Err: cancelled.Err()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(cancelled); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.Count(ctx, store.TraceQuery{}); err != nil || n != 1 {
+		t.Fatalf("stored %d traces (%v), want only the committed one", n, err)
+	}
+	if !ingestFile(t, st, "open.jsonl", "h", sample("open", "m", nil)) {
+		t.Fatal("the interrupted file was recorded and not read again")
+	}
+}
