@@ -198,6 +198,7 @@ func namedAgent(label string, agents map[string]bool) string {
 	return best
 }
 
+// isWordByte reports whether c is a word character as \b sees one (ASCII).
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }

@@ -57,24 +57,24 @@ const inSentence = `(?:[^.\n]|\.\S|\n[^\n])`
 
 var (
 	// "Write your diagnosis to: /path/agent_output.json", "Write your remediation plan to agent_remediation.json".
-	outputRule = regexp.MustCompile("(?i)\\bwrite\\s+(?:your|the)\\s[^\\n]{0,60}?\\bto:?[\\s*_`]*([^\\s*`'\"]+\\.(?:json|ya?ml|md|txt|csv))\\b")
+	outputRule = newWordRule("(?i)\\bwrite\\s+(?:your|the)\\s[^\\n]{0,60}?\\bto:?[\\s*_`]*([^\\s*`'\"]+\\.(?:json|ya?ml|md|txt|csv))\\b", "write")
 	// "validate json using `jq`", "check that the file parses with jq".
-	validatorRule = regexp.MustCompile("(?i)\\b(?:validat|check|verif)\\w*\\b" + inSentence + "{0,80}?[\\s`'\"(](jq|jsonlint|json\\.tool)\\b")
+	validatorRule = newWordRule("(?i)\\b(?:validat|check|verif)\\w*\\b"+inSentence+"{0,80}?[\\s`'\"(](jq|jsonlint|json\\.tool)\\b", "validat", "check", "verif")
 	// "You MUST NOT read or use ground_truth.yaml", "NEVER read ground_truth.yaml".
-	forbiddenRule = regexp.MustCompile("(?i)\\b(?:must\\s+not|never|do\\s+not|don'?t)\\s+(?:read|open|use|access|view|cat|look\\s+at)\\b" + inSentence + "{0,40}?\\b([\\w.-]+\\.(?:ya?ml|json|txt|csv|tsv|md))\\b")
+	forbiddenRule = newWordRule("(?i)\\b(?:must\\s+not|never|do\\s+not|don'?t)\\s+(?:read|open|use|access|view|cat|look\\s+at)\\b"+inSentence+"{0,40}?\\b([\\w.-]+\\.(?:ya?ml|json|txt|csv|tsv|md))\\b", "must", "never", "do")
 	// "Do not run `kubectl apply`", "NEVER use the curl command".
-	bannedRule = regexp.MustCompile("(?i)\\b(?:must\\s+not|never|do\\s+not|don'?t)\\s+(?:run|execute|use|call|invoke)\\s+(?:the\\s+)?(?:`([^`\\n]{1,40})`|([\\w.-]+)\\s+(?:command|tool|binary|cli)\\b)")
+	bannedRule = newWordRule("(?i)\\b(?:must\\s+not|never|do\\s+not|don'?t)\\s+(?:run|execute|use|call|invoke)\\s+(?:the\\s+)?(?:`([^`\\n]{1,40})`|([\\w.-]+)\\s+(?:command|tool|binary|cli)\\b)", "must", "never", "do")
 	// Lines that introduce the input data: "Your incident data is located in these directories (READ-ONLY):".
-	dataIntro = regexp.MustCompile(`(?i)\bread-only\b|\bdata\b[^\n]{0,40}\b(?:located|stored|available)\b`)
+	dataIntro = lineRule{regexp.MustCompile(`(?i)\bread-only\b|\bdata\b[^\n]{0,40}\b(?:located|stored|available)\b`), []string{"read-only", "data"}}
 	// A line that holds nothing but a path, possibly as a list item.
 	pathLine = regexp.MustCompile("^\\s*(?:[-*•]\\s*)?`?(/[^\\s`]+)`?\\s*$")
 	// "Your working directory (for writing output, code, etc.) is: /path".
-	workDirRule = regexp.MustCompile("(?i)\\bworking directory\\b[^\\n:/]{0,40}?(?:is)?:?\\s*`?(/[^\\s`'\"*]+)")
+	workDirRule = newWordRule("(?i)\\bworking directory\\b[^\\n:/]{0,40}?(?:is)?:?\\s*`?(/[^\\s`'\"*]+)", "working directory")
 	// "Limit the explanation fields (`reasoning`, `evidence`) to no more than 2 sentences each."
-	sentenceRule = regexp.MustCompile(`(?i)[^.\n]*\bno more than (\d|one|two|three|four|five) sentences?\b[^.\n]*`)
+	sentenceRule = phraseRule{regexp.MustCompile(`(?i)[^.\n]*\bno more than (\d|one|two|three|four|five) sentences?\b[^.\n]*`), "no more than"}
 	backticked   = regexp.MustCompile("`(\\w+)`")
 	// "NEVER output anything other than the final JSON", "Return only the required JSON structure".
-	jsonOnlyRule = regexp.MustCompile(`(?i)\b(?:never|do not|don'?t)\s+output\s+anything\s+(?:other|else)\s+than\s+(?:the\s+)?(?:final\s+)?json\b|\breturn\s+only\s+the\s+(?:required\s+|final\s+)?json\b`)
+	jsonOnlyRule = newWordRule(`(?i)\b(?:never|do not|don'?t)\s+output\s+anything\s+(?:other|else)\s+than\s+(?:the\s+)?(?:final\s+)?json\b|\breturn\s+only\s+the\s+(?:required\s+|final\s+)?json\b`, "never", "do", "return")
 )
 
 var numberWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
@@ -125,42 +125,43 @@ func (f *facts) instructions() string {
 
 func parseTask(task, instructions string) *taskSpec {
 	spec := &taskSpec{}
-	first := func(rule func(string) bool) {
-		if !rule(task) {
-			rule(instructions)
+	asked, standing := newPrompt(task), newPrompt(instructions)
+	first := func(rule func(prompt) bool) {
+		if !rule(asked) {
+			rule(standing)
 		}
 	}
-	first(func(text string) bool {
-		m := outputRule.FindStringSubmatch(text)
+	first(func(text prompt) bool {
+		m := outputRule.find(text)
 		if m == nil {
 			return false
 		}
 		spec.Output, spec.OutputPhrase = filepath.Base(m[1]), m[0]
 		return true
 	})
-	first(func(text string) bool {
-		m := validatorRule.FindStringSubmatch(text)
+	first(func(text prompt) bool {
+		m := validatorRule.find(text)
 		if m == nil {
 			return false
 		}
 		spec.Validator, spec.ValidatorPhrase = strings.ToLower(m[1]), m[0]
 		return true
 	})
-	spec.DataDirs = dataDirs(task)
+	spec.DataDirs = dataDirs(asked)
 	spec.DataFromTask = len(spec.DataDirs) > 0
 	if !spec.DataFromTask {
-		spec.DataDirs = dataDirs(instructions)
+		spec.DataDirs = dataDirs(standing)
 	}
-	first(func(text string) bool {
-		m := workDirRule.FindStringSubmatch(text)
+	first(func(text prompt) bool {
+		m := workDirRule.find(text)
 		if m == nil {
 			return false
 		}
 		spec.WorkDir = strings.TrimRight(m[1], ".,;:)")
 		return true
 	})
-	first(func(text string) bool {
-		m := sentenceRule.FindStringSubmatch(text)
+	first(func(text prompt) bool {
+		m := sentenceRule.find(text)
 		if m == nil {
 			return false
 		}
@@ -177,10 +178,13 @@ func parseTask(task, instructions string) *taskSpec {
 		spec.SentenceLimit, spec.LimitPhrase = n, strings.TrimSpace(m[0])
 		return true
 	})
-	first(func(text string) bool {
-		m := jsonOnlyRule.FindString(text)
-		spec.FinalJSONOnly, spec.FinalJSONPhrase = m != "", m
-		return m != ""
+	first(func(text prompt) bool {
+		m := jsonOnlyRule.find(text)
+		if m == nil {
+			return false
+		}
+		spec.FinalJSONOnly, spec.FinalJSONPhrase = true, m[0]
+		return true
 	})
 	spec.Mentioned = map[string]bool{}
 	for _, text := range []string{task, instructions} {
@@ -189,14 +193,14 @@ func parseTask(task, instructions string) *taskSpec {
 		}
 	}
 	seen := map[string]bool{}
-	for _, text := range []string{task, instructions} {
-		for _, m := range bannedRule.FindAllStringSubmatch(text, -1) {
+	for _, text := range []prompt{asked, standing} {
+		for _, m := range bannedRule.findAll(text, -1) {
 			if what := m[1] + m[2]; !seen["run "+what] {
 				seen["run "+what] = true
 				spec.Banned = append(spec.Banned, prohibition{Name: what, Phrase: m[0]})
 			}
 		}
-		for _, m := range forbiddenRule.FindAllStringSubmatch(text, -1) {
+		for _, m := range forbiddenRule.findAll(text, -1) {
 			if !seen[m[1]] {
 				seen[m[1]] = true
 				spec.Forbidden = append(spec.Forbidden, prohibition{Name: m[1], Phrase: m[0]})
@@ -209,8 +213,8 @@ func parseTask(task, instructions string) *taskSpec {
 // dataDirs reads the input directories a prompt names: the absolute paths on
 // a line that introduces read-only or input data, and on the lines just
 // after it that hold nothing but a path.
-func dataDirs(text string) []string {
-	lines := strings.Split(text, "\n")
+func dataDirs(p prompt) []string {
+	lines, lower := strings.Split(p.text, "\n"), strings.Split(p.lower, "\n")
 	var dirs []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -221,7 +225,7 @@ func dataDirs(text string) []string {
 		}
 	}
 	for i, line := range lines {
-		if !dataIntro.MatchString(line) {
+		if !dataIntro.matches(line, lower[i], p.folded) {
 			continue
 		}
 		for _, p := range absolutePaths(line) {
