@@ -12,6 +12,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/faultline/faultline/ingest/internal/jsontext"
@@ -129,7 +130,33 @@ func (r *record) skipPart(lines int, raw json.RawMessage, err error, label, what
 // head: those of a top-level object (the first, in JSON Lines), or of the
 // objects in a top-level array, or (below > 0) of the objects that many
 // levels further down. The head may be cut anywhere and may hold NaN.
+//
+// The map is shared with later calls on the same head and is not to be
+// changed: every format's sniffer asks of the same head in turn, and
+// tokenizing it each time was a tenth of an ingest of many small files.
 func headKeys(head []byte, below int) map[string]string {
+	sniffed.Lock()
+	defer sniffed.Unlock()
+	if !bytes.Equal(sniffed.head, head) || sniffed.head == nil {
+		sniffed.head = append(sniffed.head[:0:0], head...)
+		clear(sniffed.keys)
+	}
+	if keys, ok := sniffed.keys[below]; ok {
+		return keys
+	}
+	keys := readHeadKeys(head, below)
+	sniffed.keys[below] = keys
+	return keys
+}
+
+// sniffed holds the keys found in the last head headKeys read, by below.
+var sniffed = struct {
+	sync.Mutex
+	head []byte
+	keys map[int]map[string]string
+}{keys: map[int]map[string]string{}}
+
+func readHeadKeys(head []byte, below int) map[string]string {
 	depth := 0
 	switch FirstByte(head) {
 	case '[':
