@@ -53,7 +53,7 @@ type pages struct {
 
 // pageNames are the templates in templates/ that are pages (the others,
 // layout.html and parts.html, are shared by all).
-var pageNames = []string{"dashboard", "traces", "trace", "labels", "agreement", "message"}
+var pageNames = []string{"dashboard", "traces", "trace", "labels", "agreement", "modes", "message"}
 
 func loadPages() (*pages, error) {
 	base, err := template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/parts.html")
@@ -157,6 +157,10 @@ var funcs = template.FuncMap{
 		}
 		return ""
 	},
+	"modeName": taxonomy.Name,
+	// modeURL links a mode code to its page; every page shows codes through
+	// the "mode" template of parts.html, which uses it.
+	"modeURL": modeURL,
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return ""
