@@ -31,6 +31,7 @@ func TestJSONFieldsDocumented(t *testing.T) {
 	for _, args := range [][]string{
 		{"score", "--json", "--ground-truth", examples + "/itbench-zero/ground_truths.json"},
 		{"show", "--json", traces[4].ID},
+		{"diff", "--json", traces[0].ID, traces[4].ID},
 		{"detectors", "--json"},
 		{"modes", "--json"},
 		{"version", "--json"},

@@ -97,7 +97,7 @@ Then browse: faultline serve`,
 	root.PersistentFlags().StringVar(&a.dbPath, "db", defaultDB, "database file (also $FAULTLINE_DB)")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "log what is being done, file by file")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print errors only, not notices")
-	root.AddCommand(a.ingestCommand(), a.lsCommand(), a.showCommand(), a.analyzeCommand(), a.reportCommand(), a.checkCommand(), a.evalCommand(), a.judgeCommand(), a.scoreCommand(), a.detectorsCommand(), a.modesCommand(), a.synthCommand(), a.receiveCommand(), a.serveCommand(), a.labelsCommand(), a.exportCommand(), a.versionCommand())
+	root.AddCommand(a.ingestCommand(), a.lsCommand(), a.showCommand(), a.analyzeCommand(), a.reportCommand(), a.checkCommand(), a.evalCommand(), a.judgeCommand(), a.scoreCommand(), a.detectorsCommand(), a.modesCommand(), a.synthCommand(), a.receiveCommand(), a.serveCommand(), a.labelsCommand(), a.exportCommand(), a.diffCommand(), a.versionCommand())
 	root.CompletionOptions.HiddenDefaultCmd = true
 	return root
 }
