@@ -16,6 +16,10 @@ func TestWilson(t *testing.T) {
 		{0, 10, 0, 0.2775327999},
 		{10, 10, 0.7224672001, 1},
 		{1, 4, 0.0455872608, 0.6993581574},
+		// 19 traces, every one agreed: a percentile bootstrap gives [1, 1];
+		// Wilson's lower bound stays below.
+		{19, 19, 0.8318207759, 1},
+		{1, 2, 0.0945312057, 0.9054687943},
 	}
 	for _, tt := range tests {
 		got, ok := Wilson(tt.k, tt.n, Z95)

@@ -39,7 +39,7 @@ func (a *app) evalCommand() *cobra.Command {
 		ingestPaths             []string
 		inf                     ingestFlags
 		source                  = detect.Source
-		opt                     = eval.AgreementOptions{Replicates: 2000, Seed: 1, Within: 1}
+		opt                     = eval.DefaultOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "eval --labels FILE|SOURCE [--source SOURCE]",
@@ -47,8 +47,11 @@ func (a *app) evalCommand() *cobra.Command {
 		Long: `Compare the failure modes an annotation source found with reference labels, mode
 by mode: the traces compared, the confusion counts (TP, FP, FN, TN, the source
 read as the prediction), precision, recall, F1 and Cohen's kappa, each with a 95%
-bootstrap interval (traces resampled with replacement --bootstrap times from
---seed, so the same inputs give the same output); then all modes pooled (micro)
+interval: Wilson's score interval for precision, recall and accuracy, which
+stays honest with few traces or none in disagreement; a percentile bootstrap
+for F1 and kappa (traces resampled with replacement --bootstrap times from
+--seed, so the same inputs give the same output; where every resample gives
+the same value, no interval is shown); then all modes pooled (micro)
 and averaged (macro), and FM-3.2 and FM-3.3 merged into one extra row, as
 sources confuse the two. Where labels cite steps, it also counts how often the
 source places a true positive at one of those steps, or within --within of one.
@@ -196,7 +199,7 @@ near_hit}.`,
 	cmd.Flags().StringVar(&source, "source", source, "annotation `SOURCE` to evaluate (detector, judge:<model>, human:<name>, mad:annotator_1, or a prefix such as mad)")
 	cmd.Flags().StringSliceVar(&ingestPaths, "ingest", nil, "ingest the trace files or directories at `PATH` first (as faultline ingest does; repeatable)")
 	inf.register(cmd)
-	cmd.Flags().IntVar(&opt.Replicates, "bootstrap", opt.Replicates, "`N` bootstrap resamples for the 95% intervals (0: no intervals)")
+	cmd.Flags().IntVar(&opt.Replicates, "bootstrap", opt.Replicates, "`N` bootstrap resamples for the 95% intervals of F1 and kappa (0: no intervals at all)")
 	cmd.Flags().Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the bootstrap resampling")
 	cmd.Flags().IntVar(&opt.Within, "within", opt.Within, "location tolerance: a true positive placed within `K` steps of a labelled step counts as near")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (fields in --help)")
@@ -311,9 +314,7 @@ func writeAgreement(w io.Writer, ag *eval.Agreement, detectors []eval.DetectorRo
 		}
 	}
 	fmt.Fprintf(&b, "\n%d traces compared", ag.Traces)
-	if ag.Bootstrap.Replicates > 0 {
-		fmt.Fprintf(&b, "; %.0f%% intervals from %d bootstrap resamples of traces (seed %d)", ag.Bootstrap.Level*100, ag.Bootstrap.Replicates, ag.Bootstrap.Seed)
-	}
+	b.WriteString("; " + ag.Bootstrap.IntervalsText())
 	b.WriteString("\n\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -492,6 +493,8 @@ func metricCell(m eval.Metric) string {
 	switch {
 	case m.Value == nil:
 		return "undefined"
+	case m.Degenerate:
+		return fmt.Sprintf("%.2f (every resample alike: no interval)", *m.Value)
 	case m.Lo == nil:
 		return fmt.Sprintf("%.2f", *m.Value)
 	}

@@ -22,6 +22,11 @@ import (
 // verdicts the labels confirm, recall the share of the labels' present ones
 // the source found. A trace and mode is compared when both sides decided it
 // (present or absent); unsure or one-sided pairs are left out and counted.
+// Precision, recall and accuracy are proportions and take Wilson's score
+// interval, which keeps its width when a handful of traces all agree (a
+// bootstrap of them would collapse to a point); the pooled row's treats
+// its trace and mode pairs as independent. F1, kappa and the means over
+// modes take a percentile bootstrap over traces.
 type Agreement struct {
 	Source Side `json:"source"`
 	Labels Side `json:"labels"`
@@ -56,10 +61,11 @@ type Side struct {
 	Unsure  int      `json:"unsure"`
 }
 
-// Bootstrap says how the intervals were made: percentile intervals from
-// resampling traces with replacement.
+// Bootstrap says how the bootstrap intervals (of F1, kappa and the means
+// over modes) were made: percentile intervals from resampling traces with
+// replacement. The proportions take Wilson's interval, which needs none.
 type Bootstrap struct {
-	Replicates int     `json:"replicates"` // 0: no intervals
+	Replicates int     `json:"replicates"` // 0: no intervals, Wilson's either
 	Seed       uint64  `json:"seed"`
 	Level      float64 `json:"level"`
 }
@@ -110,14 +116,82 @@ var measures = [...]func(stats.Confusion) (float64, bool){
 
 const nMeasures = len(measures)
 
-// Metric is one statistic, rounded to 4 decimals, with its bootstrap
-// interval. Value is nil when the statistic is undefined on the data (a
-// zero denominator: no positives, or kappa when both sides are constant),
-// Lo and Hi when there is no interval.
+// proportions gives, for each measure that is a proportion, its successes
+// and trials in a table, which Wilson's interval is computed from; nil for
+// F1 and kappa.
+var proportions = [nMeasures]func(stats.Confusion) (k, n int){
+	func(t stats.Confusion) (int, int) { return t.TP + t.TN, t.N() },
+	func(t stats.Confusion) (int, int) { return t.TP, t.TP + t.FP },
+	func(t stats.Confusion) (int, int) { return t.TP, t.TP + t.FN },
+	nil, nil,
+}
+
+// Metric is one statistic, rounded to 4 decimals, with its 95% interval.
+// Value is nil when the statistic is undefined on the data (a zero
+// denominator: no positives, or kappa when both sides are constant), Lo
+// and Hi when there is no interval.
 type Metric struct {
 	Value *float64 `json:"value"`
 	Lo    *float64 `json:"lo"`
 	Hi    *float64 `json:"hi"`
+	// Interval names how Lo and Hi were made: IntervalWilson for a
+	// proportion (accuracy, precision, recall, a share), IntervalBootstrap
+	// for the rest (F1, kappa, means over modes); "" when there is none.
+	Interval string `json:"interval,omitempty"`
+	// Degenerate says the bootstrap gave no interval because its 2.5th and
+	// 97.5th percentiles coincide: the resamples hold no disagreement to
+	// vary (every trace agrees, say), which says nothing of how exact the
+	// value is. Lo and Hi are then nil rather than a point posing as an
+	// interval.
+	Degenerate bool `json:"degenerate,omitempty"`
+}
+
+// How a Metric's interval was made.
+const (
+	IntervalWilson    = "wilson"
+	IntervalBootstrap = "bootstrap"
+)
+
+// DefaultReplicates is how many bootstrap resamples an agreement is
+// computed with unless asked otherwise, by faultline eval and faultline
+// serve alike, so that the same comparison shows the same intervals in
+// both.
+const DefaultReplicates = 2000
+
+// DefaultOptions are the agreement settings faultline eval and faultline
+// serve share.
+var DefaultOptions = AgreementOptions{Replicates: DefaultReplicates, Seed: 1, Within: 1}
+
+// IntervalsText says in a sentence how the intervals of an agreement were
+// made, for what prints or shows one.
+func (b Bootstrap) IntervalsText() string {
+	if b.Replicates <= 0 {
+		return "no intervals (none asked for)"
+	}
+	return fmt.Sprintf("%.0f%% intervals: Wilson score intervals for precision, recall and accuracy; "+
+		"percentile bootstrap over traces for F1, kappa and the means over modes (%d resamples, seed %d)", 100*b.Level, b.Replicates, b.Seed)
+}
+
+// setWilson sets m's interval to the Wilson score interval of k in n.
+func (m *Metric) setWilson(k, n int) {
+	if iv, ok := stats.Wilson(k, n, stats.Z95); ok {
+		m.Lo, m.Hi, m.Interval = stats.Round4(iv.Lo), stats.Round4(iv.Hi), IntervalWilson
+	}
+}
+
+// setBootstrap sets m's interval to the percentile interval of the
+// resampled values, or marks it degenerate when that is a single point.
+func (m *Metric) setBootstrap(samples []float64) {
+	iv, ok := stats.PercentileInterval(samples, stats.Level)
+	if !ok {
+		return
+	}
+	m.Interval = IntervalBootstrap
+	if iv.Lo == iv.Hi {
+		m.Degenerate = true
+		return
+	}
+	m.Lo, m.Hi = stats.Round4(iv.Lo), stats.Round4(iv.Hi)
 }
 
 // Location counts, among true positives whose label cites steps, those
@@ -131,7 +205,7 @@ type Location struct {
 
 // AgreementOptions tune Agree.
 type AgreementOptions struct {
-	Replicates int    // bootstrap resamples; 0 for no intervals
+	Replicates int    // bootstrap resamples; 0 for no intervals at all (point estimates)
 	Seed       uint64 // of the resampling, so output is reproducible
 	Within     int    // location tolerance, in steps
 }
@@ -264,7 +338,7 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 	}
 	tables := g.tables(g.counts)
 	point := g.estimates(tables)
-	intervals := g.bootstrap(opt)
+	samples := g.bootstrap(opt)
 
 	var micro stats.Confusion
 	var microLoc Location
@@ -272,7 +346,7 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 	for j, c := range cols {
 		row := Row{Mode: c.code, Name: c.name, Pairs: tables[j].N(), Excluded: c.excluded,
 			TP: tables[j].TP, FP: tables[j].FP, FN: tables[j].FN, TN: tables[j].TN}
-		row.fill(point[j], intervals, j)
+		row.fill(point[j], samples[j], &tables[j], opt.Replicates > 0)
 		if c.located {
 			loc := c.loc
 			row.Location = &loc
@@ -299,12 +373,12 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 			a.Micro.Excluded += c.excluded
 		}
 	}
-	a.Micro.fill(point[len(cols)], intervals, len(cols))
+	a.Micro.fill(point[len(cols)], samples[len(cols)], &micro, opt.Replicates > 0)
 	if located {
 		a.Micro.Location = &microLoc
 	}
 	a.Macro = &Macro{Modes: len(a.Modes)}
-	a.Macro.fill(point[len(cols)+1], intervals, len(cols)+1)
+	a.Macro.fill(point[len(cols)+1], samples[len(cols)+1], nil, opt.Replicates > 0)
 	return a
 }
 
@@ -484,44 +558,46 @@ func (g *grid) estimates(tables []stats.Confusion) [][nMeasures]estimate {
 	return out
 }
 
-// bootstrap returns the percentile interval of every estimate, in the
-// layout of estimates; false where a statistic was undefined in every
-// resample. Resamples in which a statistic is undefined (a mode with no
-// positives drawn) are left out of its interval.
-func (g *grid) bootstrap(opt AgreementOptions) [][nMeasures]*stats.Interval {
-	out := make([][nMeasures]*stats.Interval, len(g.cols)+2)
+// bootstrap returns the resampled values of every estimate that takes a
+// bootstrap interval, in the layout of estimates: F1 and kappa of each
+// column and of the pooled table, and every mean over modes (the
+// proportions of a table take Wilson's interval instead). Resamples in
+// which a statistic is undefined (a mode with no positives drawn) are left
+// out of its values.
+func (g *grid) bootstrap(opt AgreementOptions) [][nMeasures][]float64 {
+	samples := make([][nMeasures][]float64, len(g.cols)+2)
 	if opt.Replicates <= 0 {
-		return out
+		return samples
 	}
-	samples := make([][nMeasures][]float64, len(out))
+	macro := len(g.cols) + 1
 	stats.ResampleGroups(g.unit, len(g.patterns), opt.Replicates, opt.Seed, func(w []int) {
 		for i, est := range g.estimates(g.tables(w)) {
 			for k, e := range est {
-				if e.ok {
+				if e.ok && (i == macro || proportions[k] == nil) {
 					samples[i][k] = append(samples[i][k], e.v)
 				}
 			}
 		}
 	})
-	for i := range samples {
-		for k, vs := range samples[i] {
-			if iv, ok := stats.PercentileInterval(vs, stats.Level); ok {
-				out[i][k] = &iv
-			}
-		}
-	}
-	return out
+	return samples
 }
 
-// fill sets the metrics from estimate i and its intervals.
-func (m *Metrics) fill(est [nMeasures]estimate, intervals [][nMeasures]*stats.Interval, i int) {
+// fill sets the metrics from their estimates and, when intervals are asked
+// for, the proportions of table t with Wilson's interval, the others (and
+// all of them when t is nil, for the means over modes) with the bootstrap
+// interval of their resampled values.
+func (m *Metrics) fill(est [nMeasures]estimate, samples [nMeasures][]float64, t *stats.Confusion, intervals bool) {
 	for k, f := range m.metrics() {
 		if !est[k].ok {
 			continue
 		}
 		f.Value = stats.Round4(est[k].v)
-		if iv := intervals[i][k]; iv != nil {
-			f.Lo, f.Hi = stats.Round4(iv.Lo), stats.Round4(iv.Hi)
+		switch {
+		case !intervals:
+		case t != nil && proportions[k] != nil:
+			f.setWilson(proportions[k](*t))
+		default:
+			f.setBootstrap(samples[k])
 		}
 	}
 }

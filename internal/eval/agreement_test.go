@@ -82,8 +82,19 @@ func TestAgree(t *testing.T) {
 		if r.Mode != w.mode || got != w.c || gotM != w.m {
 			t.Errorf("row %d: %s %+v %+v; want %s %+v %+v", i, r.Mode, got, gotM, w.mode, w.c, w.m)
 		}
-		if r.Precision.Lo != nil {
-			t.Errorf("%s: an interval without bootstrap", r.Mode)
+		if r.Precision.Lo != nil || r.Kappa.Lo != nil || r.Precision.Interval != "" {
+			t.Errorf("%s: an interval when none was asked for", r.Mode)
+		}
+	}
+	// With resamples, the proportions take Wilson's interval: FM-1.3's
+	// precision is 1 of 2, its accuracy 2 of 4.
+	withIntervals := Agree(src, ref, AgreementOptions{Replicates: 100, Seed: 1, Within: 1})
+	for name, tt := range map[string]struct {
+		m      Metric
+		lo, hi float64
+	}{"precision": {withIntervals.Modes[0].Precision, 0.0945, 0.9055}, "accuracy": {withIntervals.Modes[0].Accuracy, 0.1500, 0.8500}} {
+		if tt.m.Interval != IntervalWilson || tt.m.Lo == nil || *tt.m.Lo != tt.lo || *tt.m.Hi != tt.hi {
+			t.Errorf("FM-1.3 %s: %s [%v, %v]; want Wilson [%v, %v]", name, tt.m.Interval, tt.m.Lo, tt.m.Hi, tt.lo, tt.hi)
 		}
 	}
 	// FM-2.2 (unsure labels) and FM-1.1 (an unsure source) have no pairs.
@@ -124,11 +135,19 @@ func TestAgreeDegenerate(t *testing.T) {
 	if none.Merged != nil || none.Macro.Kappa.Value != nil {
 		t.Errorf("merged %+v, macro %+v", none.Merged, none.Macro)
 	}
-	// Perfect agreement on both verdicts: kappa 1, with a degenerate interval.
+	// Perfect agreement on both verdicts: kappa 1 in every resample, so the
+	// bootstrap has no interval to give and says so instead of [1, 1];
+	// the proportions keep Wilson's interval, which does not collapse.
 	same := set("s", "a FM-1.3 P", "b FM-1.3 A", "c FM-1.3 P", "d FM-1.3 A")
 	perfect := Agree(same, same, AgreementOptions{Replicates: 200, Seed: 1}).Modes[0]
-	if value(perfect.Kappa) != 1 || *perfect.Kappa.Lo != 1 || *perfect.Kappa.Hi != 1 {
-		t.Errorf("perfect: %+v", perfect.Kappa)
+	if k := perfect.Kappa; value(k) != 1 || !k.Degenerate || k.Lo != nil || k.Hi != nil || k.Interval != IntervalBootstrap {
+		t.Errorf("perfect kappa: %+v", k)
+	}
+	if p := perfect.Precision; value(p) != 1 || p.Degenerate || p.Lo == nil || *p.Lo != 0.3424 || *p.Hi != 1 {
+		t.Errorf("perfect precision (2 of 2): %+v", p)
+	}
+	if a := perfect.Accuracy; a.Lo == nil || *a.Lo != 0.5101 || *a.Hi != 1 {
+		t.Errorf("perfect accuracy (4 of 4): %+v", a)
 	}
 	// Nothing in common: no rows at all.
 	apart := Agree(set("s", "a FM-1.3 P"), set("r", "b FM-1.3 P"), AgreementOptions{})

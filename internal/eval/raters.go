@@ -148,9 +148,7 @@ func AgreeRaters(sets []*labels.Set, opt AgreementOptions) *Raters {
 			}
 			f.metric.Value = stats.Round4(v)
 			if samples != nil {
-				if iv, ok := stats.PercentileInterval(samples[i][k], stats.Level); ok {
-					f.metric.Lo, f.metric.Hi = stats.Round4(iv.Lo), stats.Round4(iv.Hi)
-				}
+				f.metric.setBootstrap(samples[i][k])
 			}
 		}
 	}

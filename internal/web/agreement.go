@@ -20,10 +20,6 @@ import (
 // kappa, and precision, recall and F1 of the first against the second),
 // and three or more together (Fleiss' kappa).
 
-// agreementOptions are the page's statistics settings: fewer bootstrap
-// resamples than eval's 2000, since a page is waited for.
-var agreementOptions = eval.AgreementOptions{Replicates: 1000, Seed: 1, Within: 1}
-
 // maxConflicts caps the disagreements listed.
 const maxConflicts = 200
 
@@ -82,7 +78,7 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 		all = append([]string{detect.Source}, all...)
 		slices.Sort(all)
 	}
-	v := agreementView{Sources: withPrefixes(all), Replicates: agreementOptions.Replicates, WithinSteps: agreementOptions.Within}
+	v := agreementView{Sources: withPrefixes(all), Replicates: eval.DefaultOptions.Replicates, WithinSteps: eval.DefaultOptions.Within}
 	v.A, v.B = q.Get("a"), q.Get("b")
 	if v.A == "" && v.B == "" {
 		if v.A, v.B, err = s.defaultPair(ctx, all); err != nil {
@@ -106,7 +102,7 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 		case errB != nil:
 			v.PairError = errB.Error()
 		default:
-			v.Pair = eval.Agree(a, b, agreementOptions)
+			v.Pair = eval.Agree(a, b, eval.DefaultOptions)
 			v.Rows = agreementRows(v.Pair)
 			v.Conflicts = eval.Conflicts(a, b)
 			if len(v.Conflicts) > maxConflicts {
@@ -133,7 +129,7 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 			sets = append(sets, set)
 		}
 		if v.MultiError == "" {
-			v.Multi = eval.AgreeRaters(sets, agreementOptions)
+			v.Multi = eval.AgreeRaters(sets, eval.DefaultOptions)
 			if v.Multi.Overall == nil {
 				v.MultiError = "no trace has a mode every one of them decided"
 			}
