@@ -328,6 +328,11 @@ func writeAgreement(w io.Writer, ag *eval.Agreement, detectors []eval.DetectorRo
 			return err
 		}
 	}
+	if degenerate(ag) {
+		if _, err := io.WriteString(w, "\nno interval: every bootstrap resample gives the same value (nothing in disagreement to resample),\nwhich says nothing of how exact the value is.\n"); err != nil {
+			return err
+		}
+	}
 	if len(ag.System) > 0 {
 		if _, err := io.WriteString(w, "\nSystem failures (not MAST modes, not pooled above)\n"); err != nil {
 			return err
@@ -408,6 +413,24 @@ func modeTable(ag *eval.Agreement, intervals bool) (report.Table, bool) {
 		row("mean over modes (macro)", make([]string, 6), ag.Macro.Metrics)
 	}
 	return t, undefined
+}
+
+// degenerate reports whether a bootstrap interval of the mode table was
+// degenerate.
+func degenerate(ag *eval.Agreement) bool {
+	var all []eval.Metrics
+	for _, r := range rowsOf(ag) {
+		all = append(all, r.row.Metrics)
+	}
+	if ag.Macro != nil {
+		all = append(all, ag.Macro.Metrics)
+	}
+	for _, m := range all {
+		if m.F1.Degenerate || m.Kappa.Degenerate || m.Precision.Degenerate || m.Recall.Degenerate {
+			return true
+		}
+	}
+	return false
 }
 
 func countCells(r *eval.Row) []string {
@@ -494,7 +517,7 @@ func metricCell(m eval.Metric) string {
 	case m.Value == nil:
 		return "undefined"
 	case m.Degenerate:
-		return fmt.Sprintf("%.2f (every resample alike: no interval)", *m.Value)
+		return fmt.Sprintf("%.2f (no interval)", *m.Value)
 	case m.Lo == nil:
 		return fmt.Sprintf("%.2f", *m.Value)
 	}

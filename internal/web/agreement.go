@@ -13,6 +13,8 @@ import (
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/taxonomy"
+	"github.com/faultline/faultline/trace"
 )
 
 // The agreement page compares annotation sources on the stored traces, as
@@ -30,8 +32,11 @@ type agreementView struct {
 	Rows    []agreementRow
 	// PairError says why the two could not be compared.
 	PairError string
-	Conflicts []eval.Conflict
-	More      int // disagreements not listed
+	// Disagreements are the traces and modes the two decide differently,
+	// grouped by mode; Conflicts counts them all, More those not listed.
+	Disagreements []modeConflicts
+	Conflicts     int
+	More          int
 
 	Raters     []string // selected for Fleiss' kappa
 	Multi      *eval.Raters
@@ -104,11 +109,13 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 		default:
 			v.Pair = eval.Agree(a, b, eval.DefaultOptions)
 			v.Rows = agreementRows(v.Pair)
-			v.Conflicts = eval.Conflicts(a, b)
-			if len(v.Conflicts) > maxConflicts {
-				v.More = len(v.Conflicts) - maxConflicts
-				v.Conflicts = v.Conflicts[:maxConflicts]
+			conflicts := eval.Conflicts(a, b)
+			v.Conflicts = len(conflicts)
+			if len(conflicts) > maxConflicts {
+				v.More = len(conflicts) - maxConflicts
+				conflicts = conflicts[:maxConflicts]
 			}
+			v.Disagreements = byMode(conflicts)
 			if len(v.Rows) == 0 {
 				v.PairError = "no trace has a mode both decide"
 			}
@@ -167,26 +174,76 @@ func agreementRows(ag *eval.Agreement) []agreementRow {
 	return out
 }
 
-// defaultPair is the first source, in this order of kinds, that decides
-// modes (Who&When's decisive errors name none), against the detectors: a
-// human labeller, an annotator of a dataset, a judge; else the first two
-// sources.
-func (s *Server) defaultPair(ctx context.Context, sources []string) (string, string, error) {
-	for _, kind := range []string{"human:", "mad:", "judge:"} {
+// modeConflicts are the disagreements on one mode: where only the source
+// says present (its false positives against the reference) and where only
+// the reference does (what the source missed).
+type modeConflicts struct {
+	Mode, Name                string
+	SourceOnly, ReferenceOnly int
+	Conflicts                 []eval.Conflict
+}
+
+// byMode groups disagreements, which come in taxonomy order, by mode.
+func byMode(conflicts []eval.Conflict) []modeConflicts {
+	var out []modeConflicts
+	for _, c := range conflicts {
+		if len(out) == 0 || out[len(out)-1].Mode != c.Mode {
+			g := modeConflicts{Mode: c.Mode}
+			if m, _, ok := taxonomy.Lookup(c.Mode); ok {
+				g.Name = m.Name
+			}
+			out = append(out, g)
+		}
+		g := &out[len(out)-1]
+		if c.Source == trace.Present {
+			g.SourceOnly++
+		} else {
+			g.ReferenceOnly++
+		}
+		g.Conflicts = append(g.Conflicts, c)
+	}
+	return out
+}
+
+// defaultPair is the comparison the page opens with: a source read as the
+// prediction against a reference, as faultline eval reads --source against
+// --labels. The reference is the first human labeller, else the first
+// annotator of a dataset, that decides modes (Who&When's decisive errors
+// name none), else a judge; the prediction is a judge when the reference is
+// not one, else the detectors. Without any of these, the first two sources.
+func (s *Server) defaultPair(ctx context.Context, sources []string) (source, reference string, err error) {
+	first := func(kind string) (string, error) {
 		for _, src := range sources {
 			if !strings.HasPrefix(src, kind) {
 				continue
 			}
 			decides, err := s.cfg.Store.DecidesModes(ctx, src)
-			if err != nil {
-				return "", "", err
-			}
-			if decides {
-				return src, detect.Source, nil
+			if err != nil || decides {
+				return src, err
 			}
 		}
+		return "", nil
 	}
-	if len(sources) >= 2 {
+	for _, kind := range []string{"human:", "mad:"} {
+		if reference, err = first(kind); err != nil || reference != "" {
+			break
+		}
+	}
+	if err != nil {
+		return "", "", err
+	}
+	judge, err := first("judge:")
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case reference != "" && judge != "":
+		return judge, reference, nil
+	case reference != "":
+		return detect.Source, reference, nil
+	case judge != "":
+		return detect.Source, judge, nil
+	case len(sources) >= 2:
 		return sources[0], sources[1], nil
 	}
 	return "", "", nil

@@ -177,8 +177,13 @@ func TestLabelFilesAndAgreement(t *testing.T) {
 	if !strings.Contains(page, `id="pair-table"`) || !strings.Contains(page, `<td>FM-1.3 Step repetition</td><td class="num">3</td><td class="num">1</td><td class="num">1</td><td class="num">0</td><td class="num">1</td>`) {
 		t.Errorf("alice against the detectors:\n%s", page)
 	}
-	if !strings.Contains(page, `<td>FM-1.3</td><td><a href="/traces/b">b</a></td><td class="v-present">present</td><td class="v-absent">absent</td><td><a href="/traces/b?step=1">#1</a>`) {
+	if !strings.Contains(page, `<tr><td><a href="/traces/b">b</a></td><td class="v-present">present</td><td class="v-absent">absent</td><td><a href="/traces/b?step=1">#1</a>`) {
 		t.Error("the disagreement on b is not listed with a link to its step")
+	}
+	// Disagreements come under their mode, counted by the side alone in
+	// saying present.
+	if !strings.Contains(page, `<summary><b>FM-1.3</b> Step repetition: 1 trace · 1 only human:alice</summary>`) {
+		t.Error("the disagreements are not grouped by mode")
 	}
 	// Three labellers: Fleiss' kappa.
 	if res := upload(b, "carol", "carol.jsonl", `{"trace": "a", "mode": "FM-1.3", "present": true}
