@@ -1,16 +1,21 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/trace"
+	"github.com/faultline/faultline/trace/toolcall"
 )
 
 // A trace's steps are shown a page at a time, so that a trace of 10,000
@@ -81,7 +86,8 @@ type stepView struct {
 	Tokens   int
 	Error    bool
 	ExitCode *int
-	Args     *textView // a call's arguments
+	Args     *textView // a call's arguments, laid out by formatArgs
+	ArgsRest []argField
 	Text     *textView
 	Findings []findingChip
 }
@@ -98,6 +104,7 @@ type textView struct {
 	Before   int    // bytes not sent before the part sent
 	After    int    // and after it
 	Complete bool   // every byte sent
+	Shell    bool   // a command line, shown after a prompt
 }
 
 // run is a piece of text, marked when it is quoted evidence (Mark names
@@ -109,6 +116,7 @@ type run struct {
 
 // findingChip is a finding shown at a step it cites.
 type findingChip struct {
+	Code        string // "" for a label whose mode is unknown
 	Title       string
 	Source      string
 	Explanation string
@@ -186,7 +194,7 @@ func newStepView(id string, s *trace.Step, findings []trace.Finding, limit int) 
 	v := stepView{
 		Trace: id, Index: s.Index, Kind: string(s.Kind), Label: report.KindLabel(s), Title: report.StepTitle(s), Who: who,
 		Tokens: s.Tokens, ExitCode: s.ExitCode,
-		Error: s.IsError || s.Kind == trace.KindError || (s.ExitCode != nil && *s.ExitCode != 0),
+		Error: stepFailed(s),
 	}
 	if s.Kind == trace.KindToolCall {
 		v.Title = s.Tool // the arguments follow in full
@@ -195,11 +203,13 @@ func newStepView(id string, s *trace.Step, findings []trace.Finding, limit int) 
 		v.Time = s.Time.UTC().Format("15:04:05")
 	}
 	for _, f := range findings {
-		v.Findings = append(v.Findings, findingChip{Title: report.FindingTitle(f), Source: report.SourceName(f), Explanation: f.Explanation})
+		v.Findings = append(v.Findings, findingChip{Code: f.Mode, Title: report.FindingTitle(f), Source: report.SourceName(f), Explanation: f.Explanation})
 	}
 	whole := fmt.Sprintf("%s/steps/%d", traceURL(id), s.Index)
 	if s.Kind == trace.KindToolCall && s.Args != "" {
-		v.Args = newTextView(whole+"?field=args", s.Args, findings, limit)
+		args := formatArgs(s.Args)
+		v.Args = newTextView(whole+"?field=args", args.Text, findings, limit)
+		v.Args.Shell, v.ArgsRest = args.Shell, args.Rest
 	}
 	if s.Text != "" {
 		v.Text = newTextView(whole, s.Text, findings, limit)
@@ -315,4 +325,275 @@ func runeStart(s string, i int) int {
 		i--
 	}
 	return i
+}
+
+// callArgs is a call's arguments laid out to be read: the command line of
+// a call that runs one (with the call's other fields beside it), JSON
+// indented, anything else as written.
+type callArgs struct {
+	Text  string
+	Shell bool // Text is a shell command line
+	Rest  []argField
+}
+
+// argField is one of a command's other arguments (its working directory,
+// its timeout).
+type argField struct{ Name, Value string }
+
+// formatArgs lays out a call's arguments. The command is read by
+// toolcall.CommandOf, the one reading of what a call runs, so that the view
+// shows what the detectors judged.
+func formatArgs(args string) callArgs {
+	trimmed := strings.TrimSpace(args)
+	var top map[string]json.RawMessage
+	if json.Unmarshal([]byte(trimmed), &top) == nil && top != nil {
+		if cmd := toolcall.CommandOf(args, top); cmd != args {
+			out := callArgs{Text: cmd}
+			found := false
+			for _, k := range slices.Sorted(maps.Keys(top)) {
+				// The field the command came from is the one that alone gives it.
+				if !found && toolcall.CommandOf("", map[string]json.RawMessage{k: top[k]}) == cmd {
+					found, out.Shell = true, k == "command" || k == "cmd"
+					continue
+				}
+				var str string
+				if json.Unmarshal(top[k], &str) != nil {
+					str = string(top[k])
+				}
+				out.Rest = append(out.Rest, argField{k, str})
+			}
+			return out
+		}
+	}
+	var b bytes.Buffer
+	if (strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[")) && json.Indent(&b, []byte(trimmed), "", "  ") == nil {
+		return callArgs{Text: b.String()}
+	}
+	return callArgs{Text: args}
+}
+
+// waterfall lays a page of steps out on a time axis, as trace viewers draw
+// spans: one row per step, or, for a trace from OpenTelemetry, one row per
+// span, nested under the span that holds it.
+type waterfall struct {
+	From, To int  // the steps it covers
+	Spans    bool // rows are spans
+	Took     string
+	Tokens   int
+	Rows     []waterfallRow
+}
+
+// waterfallRow is a step or a span: its steps, when it ran and what it
+// used. X and W place its bar on the axis, in percent.
+type waterfallRow struct {
+	Depth  int
+	Label  string
+	Agent  string
+	Steps  []int
+	Took   string
+	Tokens int
+	Error  bool
+	X, W   float64
+	start  time.Time
+	end    time.Time
+	parent *waterfallRow
+}
+
+// maxIndent is the deepest a span is indented.
+const maxIndent = 6
+
+// minBar is the narrowest bar, in percent, so that an instant still shows.
+const minBar = 0.4
+
+// stepTimes gives each timed step of the page the time it took: a result
+// from its call, the agent's output from the step before it (the model was
+// at work since), anything else the instant it was recorded. Untimed steps
+// get zero times.
+func stepTimes(page []trace.Step, from int) (start, end []time.Time) {
+	start, end = make([]time.Time, len(page)), make([]time.Time, len(page))
+	var last time.Time // the latest time recorded so far
+	for i := range page {
+		s := &page[i]
+		if s.Time.IsZero() {
+			continue
+		}
+		start[i], end[i] = s.Time, s.Time
+		switch {
+		case s.Kind == trace.KindToolResult && s.Pair != nil && *s.Pair >= from && *s.Pair < i+from && !page[*s.Pair-from].Time.IsZero():
+			start[i] = page[*s.Pair-from].Time
+		case s.Kind == trace.KindToolResult || trace.ByAgent(s):
+			if !last.IsZero() && last.Before(s.Time) {
+				start[i] = last
+			}
+		}
+		if s.Time.After(last) {
+			last = s.Time
+		}
+	}
+	return start, end
+}
+
+// newWaterfall lays out the page of steps that starts at from; nil when
+// fewer than two of its steps are timed, or all at one instant. rootSpan is
+// the trace's root span (OpenTelemetry's, from the trace's meta), "" when
+// there is none.
+func newWaterfall(page []trace.Step, from int, rootSpan string) *waterfall {
+	start, end := stepTimes(page, from)
+	var t0, t1 time.Time
+	timed := 0
+	for i := range page {
+		if start[i].IsZero() {
+			continue
+		}
+		timed++
+		if t0.IsZero() || start[i].Before(t0) {
+			t0 = start[i]
+		}
+		if end[i].After(t1) {
+			t1 = end[i]
+		}
+	}
+	if timed < 2 || !t1.After(t0) {
+		return nil
+	}
+	w := &waterfall{From: from, To: from + len(page), Spans: slices.ContainsFunc(page, func(s trace.Step) bool { return s.SpanID != "" })}
+	if w.Spans {
+		w.Rows = spanRows(page, start, end, rootSpan)
+	} else {
+		for i := range page {
+			s := &page[i]
+			if start[i].IsZero() {
+				continue
+			}
+			label := report.KindLabel(s)
+			switch {
+			case s.Tool != "":
+				label += " " + s.Tool
+			case s.Text != "":
+				label += " " + trace.Clip(trace.NormalizeSpace(s.Text), 80)
+			}
+			w.Rows = append(w.Rows, waterfallRow{Label: label, Agent: s.Agent, Steps: []int{s.Index}, Tokens: s.Tokens, Error: stepFailed(s), start: start[i], end: end[i]})
+		}
+	}
+	total := t1.Sub(t0)
+	w.Took = duration(total)
+	for i := range w.Rows {
+		r := &w.Rows[i]
+		w.Tokens += r.Tokens
+		if r.start.IsZero() {
+			continue // a span none of whose steps is timed
+		}
+		r.Took = duration(r.end.Sub(r.start))
+		r.X = 100 * float64(r.start.Sub(t0)) / float64(total)
+		r.W = max(minBar, 100*float64(r.end.Sub(r.start))/float64(total))
+		r.X = min(r.X, 100-r.W)
+	}
+	return w
+}
+
+// spanRows groups the page's steps by the span they came from. The store
+// keeps each step's span but not the span's parent; the steps of a span
+// were written depth first, what it was given when it started and what it
+// produced when it ended around its children's, so a span whose steps
+// enclose another's holds it. A span that wrote steps only on one side of
+// its children is shown beside them rather than above, except the trace's
+// root span, which holds every other. Each span's time runs from its first
+// step's start to its last step's end, and covers its children's.
+func spanRows(page []trace.Step, start, end []time.Time, rootSpan string) []waterfallRow {
+	var rows []*waterfallRow
+	byID := map[string]*waterfallRow{}
+	last := map[*waterfallRow]int{}
+	results := map[*waterfallRow]string{} // the tool a span's result came from
+	agentWork := map[*waterfallRow]bool{}
+	for i := range page {
+		s := &page[i]
+		id := s.SpanID
+		if id == "" {
+			id = fmt.Sprintf("step %d", s.Index) // a step of no span stands alone
+		}
+		r := byID[id]
+		if r == nil {
+			r = &waterfallRow{Agent: s.Agent}
+			byID[id] = r
+			rows = append(rows, r)
+			if id == rootSpan {
+				r.Label = "agent"
+			}
+		}
+		last[r] = i
+		r.Steps = append(r.Steps, s.Index)
+		r.Tokens += s.Tokens
+		r.Error = r.Error || stepFailed(s)
+		if s.Kind == trace.KindToolResult {
+			results[r] = s.Tool
+		}
+		agentWork[r] = agentWork[r] || trace.ByAgent(s)
+		if !start[i].IsZero() && (r.start.IsZero() || start[i].Before(r.start)) {
+			r.start = start[i]
+		}
+		if end[i].After(r.end) {
+			r.end = end[i]
+		}
+	}
+	var stack []*waterfallRow
+	for _, r := range rows {
+		first := r.Steps[0] - page[0].Index
+		for len(stack) > 0 && last[stack[len(stack)-1]] < first {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			r.parent = stack[len(stack)-1]
+		} else if root := rows[0]; r != root && root.Label == "agent" {
+			r.parent = root
+		}
+		stack = append(stack, r)
+		if r.parent != nil {
+			// Deeper spans are indented no further: the names need the room.
+			r.Depth = min(r.parent.Depth+1, maxIndent)
+		}
+		switch {
+		case r.Label != "":
+		case results[r] != "":
+			r.Label = "tool " + results[r]
+		case agentWork[r]:
+			r.Label = "LLM"
+		default:
+			r.Label = report.KindLabel(&page[first])
+		}
+	}
+	// Children come after their parents: backwards, each widens its parent.
+	for i := len(rows) - 1; i >= 0; i-- {
+		r := rows[i]
+		if p := r.parent; p != nil && !r.start.IsZero() {
+			if p.start.IsZero() || r.start.Before(p.start) {
+				p.start = r.start
+			}
+			if r.end.After(p.end) {
+				p.end = r.end
+			}
+		}
+	}
+	out := make([]waterfallRow, len(rows))
+	for i, r := range rows {
+		out[i] = *r
+		out[i].parent = nil
+	}
+	return out
+}
+
+// stepFailed says whether a step reports a failure, as the timeline marks
+// it.
+func stepFailed(s *trace.Step) bool {
+	return s.IsError || s.Kind == trace.KindError || (s.ExitCode != nil && *s.ExitCode != 0)
+}
+
+// duration words a step's or span's time: 40 ms, 1.7 s, 2m5s.
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
 }

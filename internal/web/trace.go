@@ -31,9 +31,12 @@ type traceView struct {
 	Result     string // success, failure or unknown
 	Outcomes   []outcomeView
 	Diagnosis  *diagnosisView
+	Summary    findingsSummary
 	Matrix     matrix
 	Judgements []store.JudgeRecord
 	Timeline   timeline
+	Waterfall  *waterfall // nil when the page's steps are not timed
+	Cost       string     // the run's cost in USD, when the format records it
 	Label      *labelPanel
 	Elapsed    time.Duration
 }
@@ -98,7 +101,8 @@ func (s *Server) traceView(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := traceView{Trace: t, Steps: total, TaskTitle: report.TaskTitle(t.Task, 160), Matrix: newMatrix(t.Findings, detected[id] != "")}
+	v := traceView{Trace: t, Steps: total, TaskTitle: report.TaskTitle(t.Task, 160), Matrix: newMatrix(t.Findings, detected[id] != ""), Cost: t.Meta["cost_usd"]}
+	v.Summary = summarize(v.Matrix)
 	if !t.Started.IsZero() && !t.Ended.IsZero() {
 		v.Duration = t.Ended.Sub(t.Started).Round(time.Second).String()
 	}
@@ -123,10 +127,12 @@ func (s *Server) traceView(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	source := labellerSource(r)
-	if v.Timeline, err = s.timeline(ctx, t, from, total, ""); err != nil {
+	var page []trace.Step
+	if v.Timeline, page, err = s.timeline(ctx, t, from, total, ""); err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	v.Waterfall = newWaterfall(page, from, t.Meta["otel.root_span_id"])
 	v.Timeline.Labelling = source != ""
 	if source != "" {
 		v.Label = newLabelPanel(t, source, queueOf(r))
@@ -137,17 +143,17 @@ func (s *Server) traceView(w http.ResponseWriter, r *http.Request) {
 }
 
 // timeline reads a page of steps, with the steps of other pages paired
-// with its calls, and lays it out.
-func (s *Server) timeline(ctx context.Context, t *trace.Trace, from, total int, dir string) (timeline, error) {
+// with its calls, and lays it out; it returns the page's steps too.
+func (s *Server) timeline(ctx context.Context, t *trace.Trace, from, total int, dir string) (timeline, []trace.Step, error) {
 	page, err := s.cfg.Store.StepRange(ctx, t.ID, from, from+stepsPerPage)
 	if err != nil {
-		return timeline{}, err
+		return timeline{}, nil, err
 	}
 	outside := map[int]*trace.Step{}
 	if idx := pairsOutside(page, from); len(idx) > 0 {
 		steps, err := s.cfg.Store.StepsAt(ctx, t.ID, idx)
 		if err != nil {
-			return timeline{}, err
+			return timeline{}, nil, err
 		}
 		for i := range steps {
 			outside[steps[i].Index] = &steps[i]
@@ -155,7 +161,7 @@ func (s *Server) timeline(ctx context.Context, t *trace.Trace, from, total int, 
 	}
 	tl := buildTimeline(t, page, outside, from, total)
 	tl.Dir = dir
-	return tl, nil
+	return tl, page, nil
 }
 
 // pageStart is the first step of the page that holds step n: pages start
@@ -181,7 +187,7 @@ func (s *Server) stepsFragment(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	tl, err := s.timeline(r.Context(), t, pageStart(from, total), total, dir)
+	tl, _, err := s.timeline(r.Context(), t, pageStart(from, total), total, dir)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -211,7 +217,8 @@ func (s *Server) stepText(w http.ResponseWriter, r *http.Request) {
 	st := steps[0]
 	whole := fmt.Sprintf("%s/steps/%d", traceURL(id), n)
 	text := st.Text
-	if r.URL.Query().Get("field") == "args" {
+	args := r.URL.Query().Get("field") == "args"
+	if args {
 		text, whole = st.Args, whole+"?field=args"
 	}
 	if !htmx(r) {
@@ -224,8 +231,14 @@ func (s *Server) stepText(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	shell := false
+	if args {
+		// The arguments, laid out as the timeline lays them out.
+		laid := formatArgs(text)
+		text, shell = laid.Text, laid.Shell
+	}
 	tv := newTextView(whole, text, stepFindings(findings)[n], len(text))
-	tv.Folded = false
+	tv.Folded, tv.Shell = false, shell
 	s.render(w, r, http.StatusOK, "trace", "textfragment", view{Body: tv})
 }
 
@@ -365,6 +378,67 @@ func newMatrix(findings []trace.Finding, detected bool) matrix {
 		m.Rows = append(m.Rows, *rows[k])
 	}
 	return m
+}
+
+// findingsSummary is what the trace page says first: the modes some
+// source found present, with their steps, and the other verdicts folded.
+type findingsSummary struct {
+	Present []summaryRow
+	Other   []summaryRow // modes only judged absent or unsure
+	Absent  int          // verdicts of absence among Other's
+	Unsure  int
+}
+
+// summaryRow is one mode: the sources with each verdict, and for a present
+// mode the steps its findings cite.
+type summaryRow struct {
+	Code, Title string
+	Sources     []sourceVerdict
+	Steps       []int
+}
+
+type sourceVerdict struct{ Source, Verdict string }
+
+// summarize reads the summary off the matrix: a mode is present when any
+// source says so, whatever the others say (the matrix below shows the
+// disagreement).
+func summarize(m matrix) findingsSummary {
+	var s findingsSummary
+	for _, row := range m.Rows {
+		sr := summaryRow{Code: row.Code, Title: row.Title}
+		present := false
+		for i, c := range row.Cells {
+			if c.Verdict == "" {
+				continue
+			}
+			sr.Sources = append(sr.Sources, sourceVerdict{m.Sources[i], c.Verdict})
+			if c.Verdict != string(trace.Present) {
+				continue
+			}
+			present = true
+			for _, f := range c.Findings {
+				if f.Verdict == trace.Present {
+					sr.Steps = append(sr.Steps, f.Steps...)
+				}
+			}
+		}
+		slices.Sort(sr.Steps)
+		sr.Steps = slices.Compact(sr.Steps)
+		if present {
+			s.Present = append(s.Present, sr)
+			continue
+		}
+		for _, sv := range sr.Sources {
+			switch trace.Verdict(sv.Verdict) {
+			case trace.Absent:
+				s.Absent++
+			case trace.Unsure:
+				s.Unsure++
+			}
+		}
+		s.Other = append(s.Other, sr)
+	}
+	return s
 }
 
 // queueOf is the labelling queue a trace was opened from, as the filter's

@@ -1,0 +1,148 @@
+package web
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/trace"
+)
+
+func TestFormatArgs(t *testing.T) {
+	tests := []struct {
+		name, args string
+		want       callArgs
+	}{
+		{"a shell argv", `{"command":["bash","-lc","ls -R /data"],"workdir":"/srv","timeout_ms":10000}`,
+			callArgs{Text: "ls -R /data", Shell: true, Rest: []argField{{"timeout_ms", "10000"}, {"workdir", "/srv"}}}},
+		{"a command string", `{"cmd": "kubectl get pods"}`, callArgs{Text: "kubectl get pods", Shell: true}},
+		// A patch is the call's text, but no command line.
+		{"a patch", `{"input":"*** Begin Patch\n*** End Patch"}`, callArgs{Text: "*** Begin Patch\n*** End Patch"}},
+		{"JSON", `{"policy":"HP-2207","limit":[1,2]}`, callArgs{Text: "{\n  \"policy\": \"HP-2207\",\n  \"limit\": [\n    1,\n    2\n  ]\n}"}},
+		{"a JSON list", ` [1, 2]`, callArgs{Text: "[\n  1,\n  2\n]"}},
+		{"not JSON", `{"open": `, callArgs{Text: `{"open": `}},
+		{"plain text", `SELECT 1`, callArgs{Text: `SELECT 1`}},
+	}
+	for _, tc := range tests {
+		if got := formatArgs(tc.args); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %#v, want %#v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	findings := []trace.Finding{
+		{Mode: "FM-1.3", Source: "detector", Verdict: trace.Present, Steps: []int{9, 4}},
+		{Mode: "FM-1.3", Source: "human:a", Verdict: trace.Absent},
+		{Mode: "FM-1.3", Source: "judge:m", Verdict: trace.Present, Steps: []int{4, 2}},
+		{Mode: "FM-2.6", Source: "human:a", Verdict: trace.Absent},
+		{Mode: "FM-3.3", Source: "human:a", Verdict: trace.Unsure},
+		{Mode: "FM-3.3", Source: "judge:m", Verdict: trace.Absent},
+	}
+	got := summarize(newMatrix(findings, true))
+	want := findingsSummary{
+		Present: []summaryRow{{Code: "FM-1.3", Title: "FM-1.3 Step repetition", Steps: []int{2, 4, 9},
+			Sources: []sourceVerdict{{"detector", "present"}, {"human:a", "absent"}, {"judge:m", "present"}}}},
+		Other: []summaryRow{
+			{Code: "FM-2.6", Title: "FM-2.6 Reasoning-action mismatch", Sources: []sourceVerdict{{"human:a", "absent"}}},
+			{Code: "FM-3.3", Title: "FM-3.3 Incorrect verification", Sources: []sourceVerdict{{"human:a", "unsure"}, {"judge:m", "absent"}}},
+		},
+		Absent: 2, Unsure: 1,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// bars is a waterfall's rows in brief: indentation, label, steps, time
+// taken, tokens, and an x for a failure.
+func bars(w *waterfall) []string {
+	var out []string
+	for _, r := range w.Rows {
+		line := fmt.Sprintf("%s%s %v %s", strings.Repeat(". ", r.Depth), r.Label, r.Steps, r.Took)
+		if r.Tokens > 0 {
+			line += fmt.Sprintf(" %dtok", r.Tokens)
+		}
+		if r.Error {
+			line += " x"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func TestWaterfall(t *testing.T) {
+	at := func(ms int) time.Time {
+		return time.Date(2026, 2, 20, 8, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
+	}
+	pair := func(i int) *int { return &i }
+	exit1 := 1
+	// The claims-triage sample as ingest/otel writes it: the root agent's
+	// task, an LLM span (system prompt in, a call out), the tool span's
+	// result, a second LLM span and a failed tool, the last LLM's answer.
+	otel := []trace.Step{
+		{Kind: trace.KindMessage, Role: "user", SpanID: "a1", Agent: "triage", Time: at(0)},
+		{Kind: trace.KindMessage, Role: "system", SpanID: "b2", Agent: "triage", Time: at(200)},
+		{Kind: trace.KindMessage, Role: "assistant", SpanID: "b2", Agent: "triage", Time: at(1900)},
+		{Kind: trace.KindToolCall, Role: "assistant", SpanID: "b2", Agent: "triage", Time: at(1900), Tokens: 31, Tool: "lookup_policy", Pair: pair(4)},
+		{Kind: trace.KindToolResult, Role: "tool", SpanID: "c3", Agent: "triage", Time: at(2600), Tool: "lookup_policy", Pair: pair(3)},
+		{Kind: trace.KindToolCall, Role: "assistant", SpanID: "e5", Agent: "triage", Time: at(3800), Tokens: 22, Tool: "fetch_claim", Pair: pair(6)},
+		{Kind: trace.KindToolResult, Role: "tool", SpanID: "f6", Agent: "triage", Time: at(8900), Tool: "fetch_claim", Pair: pair(5), IsError: true},
+		{Kind: trace.KindFinal, Role: "assistant", SpanID: "07", Agent: "triage", Time: at(9400), Tokens: 74},
+	}
+	// A span enclosing another by its steps holds it, without a root.
+	nested := []trace.Step{
+		{Kind: trace.KindMessage, Role: "user", SpanID: "p", Time: at(0)},
+		{Kind: trace.KindToolCall, Role: "assistant", SpanID: "c", Time: at(500), Tool: "t", Pair: pair(2)},
+		{Kind: trace.KindToolResult, Role: "tool", SpanID: "c", Time: at(700), Tool: "t", Pair: pair(1)},
+		{Kind: trace.KindFinal, Role: "assistant", SpanID: "p", Time: at(1000)},
+		{Kind: trace.KindMessage, Role: "user", SpanID: "q", Time: at(1500)},
+	}
+	codex := []trace.Step{
+		{Kind: trace.KindMessage, Role: "user", Text: "Begin  investigation", Time: at(0)},
+		{Kind: trace.KindReasoning, Role: "assistant", Text: "Start with an inventory.", Time: at(1600)},
+		{Kind: trace.KindToolCall, Role: "assistant", Tool: "shell", Time: at(3600), Tokens: 17, Pair: pair(3)},
+		{Kind: trace.KindToolResult, Role: "tool", Tool: "shell", Time: at(3700), ExitCode: &exit1, Pair: pair(2)},
+		{Kind: trace.KindMessage, Role: "assistant", Text: "untimed"},
+		{Kind: trace.KindFinal, Role: "assistant", Text: "Done.", Time: at(65000)},
+	}
+	tests := []struct {
+		name  string
+		steps []trace.Step
+		from  int // the page's first step
+		root  string
+		want  []string // nil: no waterfall
+	}{
+		{"spans", otel, 0, "a1", []string{
+			"agent [0] 9.4 s", ". LLM [1 2 3] 1.7 s 31tok", ". tool lookup_policy [4] 700 ms", ". LLM [5] 1.2 s 22tok",
+			". tool fetch_claim [6] 5.1 s x", ". LLM [7] 500 ms 74tok"}},
+		// Without its root span the LLM spans stand side by side.
+		{"spans, no root", otel[1:], 1, "a1", []string{
+			"LLM [1 2 3] 1.7 s 31tok", "tool lookup_policy [4] 700 ms", "LLM [5] 1.2 s 22tok",
+			"tool fetch_claim [6] 5.1 s x", "LLM [7] 500 ms 74tok"}},
+		{"nested spans", nested, 0, "", []string{"LLM [0 3] 1.0 s", ". tool t [1 2] 700 ms", "message [4] 0 ms"}},
+		{"steps", codex, 0, "", []string{
+			"message Begin investigation [0] 0 ms", "reasoning Start with an inventory. [1] 1.6 s", "call shell [2] 2.0 s 17tok",
+			"result shell [3] 100 ms x", "final Done. [5] 1m1s"}},
+		{"one timed step", codex[4:], 4, "", nil},
+		{"untimed", []trace.Step{{Kind: trace.KindMessage}, {Kind: trace.KindFinal}}, 0, "", nil},
+	}
+	for _, tc := range tests {
+		steps := append([]trace.Step(nil), tc.steps...)
+		for i := range steps {
+			steps[i].Index = tc.from + i
+		}
+		w := newWaterfall(steps, tc.from, tc.root)
+		if w == nil {
+			if tc.want != nil {
+				t.Errorf("%s: no waterfall", tc.name)
+			}
+			continue
+		}
+		if got := bars(w); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got  %q\n want %q", tc.name, got, tc.want)
+		}
+	}
+}
