@@ -59,6 +59,17 @@ const underPanelScript = `(() => {
   return out;
 })()`
 
+// server serves a store on a loopback test server and returns its address.
+func server(t *testing.T, st Store) string {
+	srv, err := New(Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
 // wideRun is a trace of what overflows a careless layout: a command of one
 // long line, an output of one longer line without a space, JSON
 // arguments, a multi-agent name.
@@ -89,32 +100,35 @@ func TestScreens(t *testing.T) {
 	if _, err := ingest.Paths(context.Background(), []string{"../../ingest/testdata/samples/otlp/claims-triage.json"}, sink, ingest.Options{Report: func(ingest.Issue) {}}); err != nil {
 		t.Fatal(err)
 	}
-	put(t, st, "/wide.jsonl", wideRun())
-	srv, err := New(Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	examples := server(t, st)
+	// The wide run has a store of its own, out of the pictures' cohort.
+	wide := openStore(t)
+	put(t, wide, "/wide.jsonl", wideRun())
+	stress := server(t, wide)
 	dir := os.Getenv("FAULTLINE_SCREENSHOTS")
 
+	// The views with the labelling panel come last: naming the labeller
+	// shows on every page after.
 	views := []struct {
-		name, path, ready string
-		labelling         bool // with the labelling panel open beside the steps
+		name, base, path, ready string
+		scroll                  string // what to scroll to before the picture
+		labelling               bool   // with the labelling panel open beside the steps
+		picture                 bool   // saved with FAULTLINE_SCREENSHOTS
 	}{
-		{"dashboard", "/", "#prevalence svg", false},
-		{"trace", "/traces/019c2d0a-8898-7b17-81ca-dd172ea4b6a4", "#waterfall table", false},
-		{"trace-otel", "/traces/7a3e91c04d2b58f6e1c0a9b83d4f2e61", "#waterfall table", false},
-		{"modes", "/modes", "article.mode-card", false},
-		{"wide", "/traces/wide", "#step-2", false},
-		{"wide-labelling", "/traces/wide", "#label-panel", true},
+		{"dashboard", examples, "/", "#prevalence svg", "", false, true},
+		{"trace", examples, "/traces/019c2d0a-8898-7b17-81ca-dd172ea4b6a4", "#waterfall table", "", false, true},
+		{"trace-steps", examples, "/traces/019c2d0a-8898-7b17-81ca-dd172ea4b6a4", "#waterfall table", "#waterfall", false, true},
+		{"trace-otel", examples, "/traces/7a3e91c04d2b58f6e1c0a9b83d4f2e61", "#waterfall table", "", false, true},
+		{"modes", examples, "/modes", "article.mode-card", "", false, true},
+		{"wide", stress, "/traces/wide", "#step-2", "", false, false},
+		{"wide-labelling", stress, "/traces/wide", "#label-panel", "", true, false},
 	}
 	named := false
-	for _, width := range []int64{1400, 800} {
-		for _, v := range views {
+	for _, v := range views {
+		for _, width := range []int64{1400, 800} {
 			name := fmt.Sprintf("%s-%d", v.name, width)
 			if v.labelling && !named {
-				if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/labels"),
+				if err := chromedp.Do(ctx, chromedp.Navigate(v.base+"/labels"),
 					chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "screens"),
 					chromedp.Click(chromedp.CSS(`form[action="/labeller"] button`)),
 					chromedp.WaitVisible(chromedp.CSS(`form[action="/label/next"] button`))); err != nil {
@@ -122,7 +136,7 @@ func TestScreens(t *testing.T) {
 				}
 				named = true
 			}
-			if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 1000), chromedp.Navigate(ts.URL+v.path),
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 1000), chromedp.Navigate(v.base+v.path),
 				chromedp.WaitVisible(chromedp.CSS(v.ready))); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -143,7 +157,12 @@ func TestScreens(t *testing.T) {
 					t.Errorf("%s: steps run under the labelling panel:\n%s", name, strings.Join(under, "\n"))
 				}
 			}
-			if dir != "" {
+			if dir != "" && v.picture {
+				if v.scroll != "" {
+					if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(v.scroll))); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+				}
 				png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)

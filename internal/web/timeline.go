@@ -381,6 +381,7 @@ type waterfall struct {
 	Took     string
 	Tokens   int
 	Rows     []waterfallRow
+	Folded   bool // too many rows to show before the steps unasked
 }
 
 // waterfallRow is a step or a span: its steps, when it ran and what it
@@ -398,6 +399,9 @@ type waterfallRow struct {
 	end    time.Time
 	parent *waterfallRow
 }
+
+// foldRows is the most rows a waterfall shows open.
+const foldRows = 40
 
 // maxIndent is the deepest a span is indented.
 const maxIndent = 6
@@ -476,7 +480,7 @@ func newWaterfall(page []trace.Step, from int, rootSpan string) *waterfall {
 		}
 	}
 	total := t1.Sub(t0)
-	w.Took = duration(total)
+	w.Took, w.Folded = duration(total), len(w.Rows) > foldRows
 	for i := range w.Rows {
 		r := &w.Rows[i]
 		w.Tokens += r.Tokens

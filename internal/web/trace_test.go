@@ -144,5 +144,53 @@ func TestWaterfall(t *testing.T) {
 		if got := bars(w); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s:\n got  %q\n want %q", tc.name, got, tc.want)
 		}
+		if w.Folded {
+			t.Errorf("%s: folded with %d rows", tc.name, len(w.Rows))
+		}
+	}
+	// A long page's waterfall is folded, to be opened.
+	var long []trace.Step
+	for i := range foldRows + 1 {
+		long = append(long, trace.Step{Index: i, Kind: trace.KindMessage, Role: "user", Time: at(i)})
+	}
+	if w := newWaterfall(long, 0, ""); w == nil || !w.Folded {
+		t.Error("a waterfall of many rows is open")
+	}
+}
+
+// The parts of the trace page that lay out what a trace holds (the
+// summary, the arguments, the waterfall and its spans) escape it like the
+// rest.
+func TestTraceLayoutEscapes(t *testing.T) {
+	const script = `<script>alert(1)</script>`
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	tr := &trace.Trace{ID: "evil", Format: "otlp-json", Source: "evil.json", Meta: map[string]string{"otel.root_span_id": script, "cost_usd": script}}
+	tr.Append(trace.Step{Kind: trace.KindMessage, Role: "user", Agent: script, SpanID: script, Text: "go", Time: at})
+	tr.Append(trace.Step{Kind: trace.KindToolCall, Role: "assistant", Agent: script, SpanID: "b", Tool: script, CallID: "c", Time: at.Add(time.Second),
+		Args: `{"command":"echo ` + script + `","` + script + `":"` + script + `"}`})
+	tr.Append(trace.Step{Kind: trace.KindToolResult, Role: "tool", Agent: script, SpanID: "c", Tool: script, CallID: "c", Text: "ok", Time: at.Add(2 * time.Second)})
+	tr.Link()
+	tr.Findings = []trace.Finding{
+		{Mode: "FM-1.3", Source: "judge:" + script, Verdict: trace.Present, Steps: []int{1}},
+		{Source: "human:" + script, Verdict: trace.Present, Steps: []int{2}, RawLabel: script},
+		{Mode: "FM-2.6", Source: "human:" + script, Verdict: trace.Absent},
+	}
+	st := openStore(t)
+	put(t, st, "/evil.json", tr)
+	page := serve(t, Config{Store: st}).ok("/traces/evil")
+	if strings.Contains(page, "<script>alert") {
+		t.Error("a trace's content reached the page as markup")
+	}
+	for _, want := range []string{
+		`id="waterfall"`, `id="summary"`, `pre class="txt cmd"`, // the parts are there
+		`echo &lt;script&gt;alert(1)&lt;/script&gt;`,                    // the command
+		`tool &lt;script&gt;alert(1)&lt;/script&gt;`,                    // a tool span's label
+		`<b>&lt;script&gt;alert(1)&lt;/script&gt; (mode not given)</b>`, // a label of no known mode
+		`<a class="mode-code" href="/modes/FM-1.3"`,                     // a mode, linked
+		`$&lt;script&gt;alert(1)&lt;/script&gt;`,                        // the cost
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }
