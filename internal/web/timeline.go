@@ -394,6 +394,9 @@ type waterfallRow struct {
 	Took   string
 	Tokens int
 	Error  bool
+	// Found names the modes (or, for a label of no known mode, the label)
+	// that present findings cite at the row's steps.
+	Found  []string
 	X, W   float64
 	start  time.Time
 	end    time.Time
@@ -437,11 +440,11 @@ func stepTimes(page []trace.Step, from int) (start, end []time.Time) {
 	return start, end
 }
 
-// newWaterfall lays out the page of steps that starts at from; nil when
-// fewer than two of its steps are timed, or all at one instant. rootSpan is
-// the trace's root span (OpenTelemetry's, from the trace's meta), "" when
-// there is none.
-func newWaterfall(page []trace.Step, from int, rootSpan string) *waterfall {
+// newWaterfall lays out the page of steps that starts at from, with the
+// findings at its steps; nil when fewer than two of its steps are timed, or
+// all at one instant. rootSpan is the trace's root span (OpenTelemetry's,
+// from the trace's meta), "" when there is none.
+func newWaterfall(page []trace.Step, from int, rootSpan string, at map[int][]trace.Finding) *waterfall {
 	start, end := stepTimes(page, from)
 	var t0, t1 time.Time
 	timed := 0
@@ -484,6 +487,17 @@ func newWaterfall(page []trace.Step, from int, rootSpan string) *waterfall {
 	for i := range w.Rows {
 		r := &w.Rows[i]
 		w.Tokens += r.Tokens
+		for _, n := range r.Steps {
+			for _, f := range at[n] {
+				found := f.Mode
+				if found == "" {
+					found = f.RawLabel
+				}
+				if !slices.Contains(r.Found, found) {
+					r.Found = append(r.Found, found)
+				}
+			}
+		}
 		if r.start.IsZero() {
 			continue // a span none of whose steps is timed
 		}

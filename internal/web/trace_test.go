@@ -68,6 +68,9 @@ func bars(w *waterfall) []string {
 		if r.Error {
 			line += " x"
 		}
+		for _, f := range r.Found {
+			line += " !" + f
+		}
 		out = append(out, line)
 	}
 	return out
@@ -116,25 +119,31 @@ func TestWaterfall(t *testing.T) {
 		want  []string // nil: no waterfall
 	}{
 		{"spans", otel, 0, "a1", []string{
-			"agent [0] 9.4 s", ". LLM [1 2 3] 1.7 s 31tok", ". tool lookup_policy [4] 700 ms", ". LLM [5] 1.2 s 22tok",
+			"agent [0] 9.4 s", ". LLM [1 2 3] 1.7 s 31tok !FM-1.3 !decisive error", ". tool lookup_policy [4] 700 ms", ". LLM [5] 1.2 s 22tok",
 			". tool fetch_claim [6] 5.1 s x", ". LLM [7] 500 ms 74tok"}},
 		// Without its root span the LLM spans stand side by side.
 		{"spans, no root", otel[1:], 1, "a1", []string{
-			"LLM [1 2 3] 1.7 s 31tok", "tool lookup_policy [4] 700 ms", "LLM [5] 1.2 s 22tok",
+			"LLM [1 2 3] 1.7 s 31tok !FM-1.3 !decisive error", "tool lookup_policy [4] 700 ms", "LLM [5] 1.2 s 22tok",
 			"tool fetch_claim [6] 5.1 s x", "LLM [7] 500 ms 74tok"}},
-		{"nested spans", nested, 0, "", []string{"LLM [0 3] 1.0 s", ". tool t [1 2] 700 ms", "message [4] 0 ms"}},
+		{"nested spans", nested, 0, "", []string{"LLM [0 3] 1.0 s !FM-1.3 !decisive error", ". tool t [1 2] 700 ms !FM-1.3", "message [4] 0 ms"}},
 		{"steps", codex, 0, "", []string{
-			"message Begin investigation [0] 0 ms", "reasoning Start with an inventory. [1] 1.6 s", "call shell [2] 2.0 s 17tok",
-			"result shell [3] 100 ms x", "final Done. [5] 1m1s"}},
+			"message Begin investigation [0] 0 ms", "reasoning Start with an inventory. [1] 1.6 s", "call shell [2] 2.0 s 17tok !FM-1.3",
+			"result shell [3] 100 ms x !FM-1.3 !decisive error", "final Done. [5] 1m1s"}},
 		{"one timed step", codex[4:], 4, "", nil},
 		{"untimed", []trace.Step{{Kind: trace.KindMessage}, {Kind: trace.KindFinal}}, 0, "", nil},
 	}
+	// Findings at steps 2 and 3: the rows that hold them are flagged.
+	found := stepFindings([]trace.Finding{
+		{Mode: "FM-1.3", Source: "detector", Verdict: trace.Present, Steps: []int{2, 3}},
+		{RawLabel: "decisive error", Source: "human:a", Verdict: trace.Present, Steps: []int{3}},
+		{Mode: "FM-2.6", Source: "human:a", Verdict: trace.Absent, Steps: []int{1}},
+	})
 	for _, tc := range tests {
 		steps := append([]trace.Step(nil), tc.steps...)
 		for i := range steps {
 			steps[i].Index = tc.from + i
 		}
-		w := newWaterfall(steps, tc.from, tc.root)
+		w := newWaterfall(steps, tc.from, tc.root, found)
 		if w == nil {
 			if tc.want != nil {
 				t.Errorf("%s: no waterfall", tc.name)
@@ -153,7 +162,7 @@ func TestWaterfall(t *testing.T) {
 	for i := range foldRows + 1 {
 		long = append(long, trace.Step{Index: i, Kind: trace.KindMessage, Role: "user", Time: at(i)})
 	}
-	if w := newWaterfall(long, 0, ""); w == nil || !w.Folded {
+	if w := newWaterfall(long, 0, "", nil); w == nil || !w.Folded {
 		t.Error("a waterfall of many rows is open")
 	}
 }
