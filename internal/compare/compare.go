@@ -131,11 +131,16 @@ type Cell struct {
 	// messages and reasoning that led to the call, the call, its result.
 	Steps []int `json:"steps"`
 	// Label is the row in one line: the call's command or arguments (paths
-	// shortened to their last element), else the last text of its steps.
+	// shortened to their last element), else the last text of its steps;
+	// at most labelLength characters.
 	Label string `json:"label"`
 	// Failed says the call's result reports a failure.
 	Failed bool `json:"failed"`
 }
+
+// labelLength bounds a cell's label: a heredoc can hold a whole script,
+// and the step itself holds it all.
+const labelLength = 500
 
 // Compare sets two runs side by side. The traces must hold their steps.
 func Compare(a, b *trace.Trace) *Comparison {
@@ -232,7 +237,7 @@ func signatures(t *trace.Trace, calls []callUnit) []signature {
 
 func callCell(t *trace.Trace, u callUnit, sig signature) *Cell {
 	call := u.call
-	return &Cell{Call: &call, Steps: u.steps, Label: sig.label, Failed: toolcall.Failed(t, call)}
+	return &Cell{Call: &call, Steps: u.steps, Label: trace.Clip(sig.label, labelLength), Failed: toolcall.Failed(t, call)}
 }
 
 // edgeRow sets the opening (or closing) steps of the two runs against each
@@ -259,7 +264,7 @@ func textCell(t *trace.Trace, steps []int) *Cell {
 	c := &Cell{Steps: steps}
 	for _, i := range slices.Backward(steps) {
 		if text := trace.NormalizeSpace(t.Steps[i].Text); text != "" {
-			c.Label = shortenPaths(text)
+			c.Label = trace.Clip(shortenPaths(text), labelLength)
 			break
 		}
 	}

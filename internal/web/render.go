@@ -53,7 +53,7 @@ type pages struct {
 
 // pageNames are the templates in templates/ that are pages (the others,
 // layout.html and parts.html, are shared by all).
-var pageNames = []string{"dashboard", "traces", "trace", "labels", "agreement", "modes", "message"}
+var pageNames = []string{"dashboard", "traces", "trace", "labels", "agreement", "modes", "compare", "message"}
 
 func loadPages() (*pages, error) {
 	base, err := template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/parts.html")

@@ -115,6 +115,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /labels/export", s.exportLabels)
 	mux.HandleFunc("POST /labels/import", s.importLabels)
 	mux.HandleFunc("GET /agreement", s.agreement)
+	mux.HandleFunc("GET /compare", s.comparePage)
 	mux.HandleFunc("GET /modes", s.modesPage)
 	mux.HandleFunc("GET /modes/{code}", s.modePage)
 	s.handler = s.secure(mux)

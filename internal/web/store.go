@@ -23,6 +23,8 @@ type Store interface {
 	// Revision names the store's content: it changes with every write, so
 	// that kept pages can tell they are stale.
 	Revision(ctx context.Context) (string, error)
+	// Resolve names the trace an id or a unique prefix of one names.
+	Resolve(ctx context.Context, idOrPrefix string) (string, error)
 	Browse(ctx context.Context, q store.TraceQuery) (*store.Page, error)
 	Count(ctx context.Context, q store.TraceQuery) (int, error)
 	IDs(ctx context.Context, q store.TraceQuery) ([]string, error)
