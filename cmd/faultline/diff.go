@@ -210,14 +210,17 @@ func modeLine(modes []compare.Mode) string {
 			onlyB = append(onlyB, m.Mode)
 		}
 	}
-	if len(modes) == 0 {
+	var parts []string
+	for _, p := range []struct {
+		where string
+		modes []string
+	}{{"in both", both}, {"only in A", onlyA}, {"only in B", onlyB}} {
+		if p.modes != nil {
+			parts = append(parts, p.where+" "+strings.Join(p.modes, " "))
+		}
+	}
+	if parts == nil {
 		return "Modes: none found on either run."
 	}
-	list := func(ms []string) string {
-		if ms == nil {
-			return "none"
-		}
-		return strings.Join(ms, " ")
-	}
-	return report.Wrap(fmt.Sprintf("Modes: in both %s; only in A %s; only in B %s.", list(both), list(onlyA), list(onlyB)), 99, "")
+	return report.Wrap("Modes: "+strings.Join(parts, "; ")+".", 99, "")
 }

@@ -26,7 +26,7 @@ func TestDiff(t *testing.T) {
 		"outcome    success (root_cause_recall 1.00)             failure (root_cause_recall 0.00)\n",
 		"steps      27, 9 tool calls                             30, 10 tool calls\n",
 		"modes      none found                                   detector: FM-1.3\n",
-		"Modes: in both none; only in A none; only in B FM-1.3.\n",
+		"Modes: only in B FM-1.3.\n",
 		"    0 Begin investigation                        =     0 Begin investigation\n",
 		"    6 ls -R …/101                                =     6 ls -R …/101\n",
 	} {
