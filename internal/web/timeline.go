@@ -428,7 +428,7 @@ func stepTimes(page []trace.Step, from int) (start, end []time.Time) {
 		switch {
 		case s.Kind == trace.KindToolResult && s.Pair != nil && *s.Pair >= from && *s.Pair < i+from && !page[*s.Pair-from].Time.IsZero():
 			start[i] = page[*s.Pair-from].Time
-		case s.Kind == trace.KindToolResult || trace.ByAgent(s):
+		case s.Kind == trace.KindToolResult || produced(s):
 			if !last.IsZero() && last.Before(s.Time) {
 				start[i] = last
 			}
@@ -545,7 +545,7 @@ func spanRows(page []trace.Step, start, end []time.Time, rootSpan string) []wate
 		if s.Kind == trace.KindToolResult {
 			results[r] = s.Tool
 		}
-		agentWork[r] = agentWork[r] || trace.ByAgent(s)
+		agentWork[r] = agentWork[r] || produced(s)
 		if !start[i].IsZero() && (r.start.IsZero() || start[i].Before(r.start)) {
 			r.start = start[i]
 		}
@@ -575,6 +575,11 @@ func spanRows(page []trace.Step, start, end []time.Time, rootSpan string) []wate
 			r.Label = "tool " + results[r]
 		case agentWork[r]:
 			r.Label = "LLM"
+		case r.Agent != "" && (r.parent == nil || r.parent.Agent != r.Agent):
+			// Steps take the name of the agent whose span holds them: a span
+			// that brings a new name, with no output of its own, is that
+			// agent's, given its input.
+			r.Label = "agent"
 		default:
 			r.Label = report.KindLabel(&page[first])
 		}
@@ -597,6 +602,14 @@ func spanRows(page []trace.Step, start, end []time.Time, rootSpan string) []wate
 		out[i].parent = nil
 	}
 	return out
+}
+
+// produced says whether the agent wrote a step, as a model's output takes
+// time to write: what trace.ByAgent counts, but for a message in the
+// user's seat, which is most often an agent's input (OpenTelemetry's agent
+// spans give their task that way, under the agent's name).
+func produced(s *trace.Step) bool {
+	return trace.ByAgent(s) && s.Role != trace.RoleUser
 }
 
 // stepFailed says whether a step reports a failure, as the timeline marks

@@ -103,6 +103,13 @@ func TestWaterfall(t *testing.T) {
 		{Kind: trace.KindFinal, Role: "assistant", SpanID: "p", Time: at(1000)},
 		{Kind: trace.KindMessage, Role: "user", SpanID: "q", Time: at(1500)},
 	}
+	// A planner hands over to a coder: the coder's span gives its task.
+	handoff := []trace.Step{
+		{Kind: trace.KindMessage, Role: "user", SpanID: "r", Agent: "planner", Time: at(0)},
+		{Kind: trace.KindMessage, Role: "assistant", SpanID: "l1", Agent: "planner", Time: at(1000)},
+		{Kind: trace.KindMessage, Role: "user", SpanID: "a2", Agent: "coder", Time: at(1100)},
+		{Kind: trace.KindFinal, Role: "assistant", SpanID: "l2", Agent: "coder", Time: at(3000)},
+	}
 	codex := []trace.Step{
 		{Kind: trace.KindMessage, Role: "user", Text: "Begin  investigation", Time: at(0)},
 		{Kind: trace.KindReasoning, Role: "assistant", Text: "Start with an inventory.", Time: at(1600)},
@@ -126,6 +133,7 @@ func TestWaterfall(t *testing.T) {
 			"LLM [1 2 3] 1.7 s 31tok !FM-1.3 !decisive error", "tool lookup_policy [4] 700 ms", "LLM [5] 1.2 s 22tok",
 			"tool fetch_claim [6] 5.1 s x", "LLM [7] 500 ms 74tok"}},
 		{"nested spans", nested, 0, "", []string{"LLM [0 3] 1.0 s !FM-1.3 !decisive error", ". tool t [1 2] 700 ms !FM-1.3", "message [4] 0 ms"}},
+		{"a handoff", handoff, 0, "r", []string{"agent [0] 3.0 s", ". LLM [1] 1.0 s", ". agent [2] 0 ms !FM-1.3", ". LLM [3] 1.9 s !FM-1.3 !decisive error"}},
 		{"steps", codex, 0, "", []string{
 			"message Begin investigation [0] 0 ms", "reasoning Start with an inventory. [1] 1.6 s", "call shell [2] 2.0 s 17tok !FM-1.3",
 			"result shell [3] 100 ms x !FM-1.3 !decisive error", "final Done. [5] 1m1s"}},
