@@ -48,10 +48,11 @@ func TestAffinity(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x, y := signatureOf(tt.x), signatureOf(tt.y)
-			if got := affinity(&x, &y); got != tt.want {
+			kx, ky := keysOf([]signature{x}, []signature{y})
+			if got := affinity(&kx[0], &ky[0]); got != tt.want {
 				t.Errorf("affinity %d, want %d\n%q\n%q", got, tt.want, x, y)
 			}
-			if got := affinity(&y, &x); got != tt.want {
+			if got := affinity(&ky[0], &kx[0]); got != tt.want {
 				t.Errorf("not symmetric: %d", got)
 			}
 		})
@@ -131,7 +132,7 @@ func TestAlignSplit(t *testing.T) {
 		for range r.IntN(40) {
 			b = append(b, word())
 		}
-		sa, sb := sigs(strings.Join(a, " ")), sigs(strings.Join(b, " "))
+		sa, sb := keysOf(sigs(strings.Join(a, " ")), sigs(strings.Join(b, " ")))
 		whole := aligner{a: sa, b: sb}
 		whole.table(0, len(sa), 0, len(sb))
 		// Tables of one cell: every split is taken.
@@ -145,7 +146,7 @@ func TestAlignSplit(t *testing.T) {
 	}
 }
 
-func total(a, b []signature, ps []pair) int {
+func total(a, b []key, ps []pair) int {
 	sum := 0
 	for _, p := range ps {
 		if p.a >= 0 && p.b >= 0 {

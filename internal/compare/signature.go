@@ -26,28 +26,15 @@ type signature struct {
 }
 
 // Weights of an alignment: a pair of calls adds its affinity, a gap
-// nothing, so the alignment keeps as many and as close pairs as it can. An
-// exact pair outweighs a similar one so that two runs that made the same
-// call line up on it rather than on two looser pairs around it.
+// nothing, so the alignment keeps as many and as close pairs as it can. A
+// pair on the program alone weighs little: two of them count for less
+// than one pair on the same operands or one exact pair, so loose pairs
+// fill the gaps between close ones rather than displace them.
 const (
 	weightExact   = 4
 	weightMain    = 3
 	weightProgram = 1
 )
-
-// affinity scores aligning two calls: 0 when they cannot be paired (they
-// use different tools or programs).
-func affinity(x, y *signature) int {
-	switch {
-	case x.full == y.full:
-		return weightExact
-	case x.main == y.main:
-		return weightMain
-	case x.program == y.program:
-		return weightProgram
-	}
-	return 0
-}
 
 // shellFamily names every tool that runs a command line: Codex's shell,
 // exec_command, a framework's bash tool. Calls of any of them compare as
