@@ -117,6 +117,10 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	if a.ID == b.ID {
+		s.fail(w, r, badRequestf("a and b are the same trace, %s: name two runs", a.ID))
+		return
+	}
 	v := newCompareView(a, b)
 	v.Elapsed = time.Since(start).Round(time.Millisecond)
 	s.render(w, r, http.StatusOK, "compare", "", view{Title: "Compare " + a.ID + " with " + b.ID, Nav: "traces", Body: v})

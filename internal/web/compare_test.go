@@ -49,6 +49,7 @@ func TestComparePage(t *testing.T) {
 		{"an unknown trace", "/compare?a=019c22bd&b=nosuch", false, http.StatusNotFound, []string{`trace "nosuch": not found`}, nil},
 		{"an ambiguous prefix", "/compare?a=019c2&b=019c27e4", false, http.StatusBadRequest, []string{`a: trace "019c2" is ambiguous: matches ` + alphaRun}, nil},
 		{"no trace", "/compare?b=019c27e4", false, http.StatusBadRequest, []string{"compare needs a"}, nil},
+		{"the same trace twice", "/compare?a=019c22bd&b=" + alphaRun, false, http.StatusBadRequest, []string{"a and b are the same trace, " + alphaRun}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
