@@ -16,13 +16,11 @@ import (
 // from a trace (group names) is escaped; each chart sits above the table
 // that holds its numbers.
 
-// Colours: failed and successful runs, and a palette for groups.
+// Colours of failed and successful runs.
 const (
 	failedColour    = "#c0392b"
 	succeededColour = "#2e86c1"
 )
-
-var palette = []string{"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"}
 
 // svg collects the elements of one chart.
 type svg struct {
@@ -72,12 +70,24 @@ func clipName(s string, n int) string {
 }
 
 // heatMap draws groups (rows) by modes (columns), each cell shaded by the
-// share of the group's traces with the mode.
+// share of the group's traces with the mode, with the modes named above
+// their columns (code and name, slanted to fit) and the colour scale
+// explained under the grid.
 func heatMap(groups []*analyze.Group, codes []string, l linker) template.HTML {
-	const left, top, cw, ch = 150.0, 34.0, 52.0, 26.0
-	s := newSVG(left+cw*float64(len(codes))+10, top+ch*float64(len(groups))+10, "Share of traces with each MAST mode, by group")
+	const left, cw, ch, nameLen = 150.0, 52.0, 26.0, 28
+	// Labels slant up and to the right at 40°: the longest takes this
+	// much height above the grid and this much width past its column.
+	const labelW = nameLen * 5.6
+	top := labelW*math.Sin(40*math.Pi/180) + 16
+	right := labelW * math.Cos(40*math.Pi/180)
+	gridH := ch * float64(len(groups))
+	const legendH = 46.0
+	width := max(left+cw*float64(len(codes))+right, left+300)
+	s := newSVG(width, top+gridH+legendH, "Share of traces with each MAST mode, by group")
 	for j, code := range codes {
-		s.text(left+cw*float64(j)+cw/2, top-10, "middle", "axis", strings.TrimPrefix(code, "FM-"))
+		x, y := left+cw*float64(j)+cw/2, top-6
+		label := strings.TrimPrefix(code, "FM-") + " " + clipName(modeNameOf(groups, code), nameLen)
+		s.add(`<text transform="translate(%.1f,%.1f) rotate(-40)" class="axis"><title>%s</title>%s</text>`, x, y, esc(code+" "+modeNameOf(groups, code)), esc(label))
 	}
 	for i, g := range groups {
 		y := top + ch*float64(i)
@@ -99,6 +109,15 @@ func heatMap(groups []*analyze.Group, codes []string, l linker) template.HTML {
 			})
 		}
 	}
+	// The scale: white for none, deepening to red for every trace.
+	const scaleW = 160.0
+	y := top + gridH + 14
+	s.add(`<defs><linearGradient id="heat-scale"><stop offset="0" stop-color="%s"/><stop offset="1" stop-color="%s"/></linearGradient></defs>`, heat(0), heat(1))
+	s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="10" fill="url(#heat-scale)" stroke="#ccc"/>`, left, y, scaleW)
+	for _, tick := range []float64{0, 0.5, 1} {
+		s.text(left+scaleW*tick, y+22, "middle", "axis", fmt.Sprintf("%.0f%%", 100*tick))
+	}
+	s.text(left+scaleW+12, y+9, "start", "axis", "share of the group's traces with the mode (blank: none)")
 	return s.html()
 }
 
@@ -150,123 +169,243 @@ func outcomeBars(g *analyze.Group, l linker) template.HTML {
 	return s.html()
 }
 
-// densityChart draws, for each group, the share of its failed traces that
-// show 0, 1, 2, … distinct MAST modes, as grouped bars.
+// densityChart draws, for each group, its failed traces split by how many
+// distinct MAST modes they show (0, 1, 2, …) as one bar of 100%: a row per
+// group, so that a dozen groups read as easily as two, and colours that
+// stand for the number of modes (light for few, dark for many) rather
+// than for the group.
 func densityChart(groups []*analyze.Group, l linker) template.HTML {
 	maxK := 0
 	for _, g := range groups {
 		maxK = max(maxK, len(g.Density.Distribution)-1)
 	}
-	const left, top, height, slot = 44.0, 30.0, 150.0, 16.0
-	const legendW = 120.0
-	binW := slot*float64(len(groups)) + 10
-	width := max(left+binW*float64(maxK+1)+10, legendW*float64(len(groups)))
-	s := newSVG(width, top+height+40, "Distinct MAST modes per failed trace, by group")
-	for i, g := range groups {
-		x := float64(i) * legendW
-		s.add(`<rect x="%.1f" y="6" width="10" height="10" fill="%s"/>`, x, palette[i%len(palette)])
-		s.text(x+14, 15, "start", "axis", clipName(g.Name, 16))
-	}
-	base := top + height
-	for _, tick := range []float64{0, 0.5, 1} {
-		y := base - height*tick
-		s.add(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/>`, left, left+binW*float64(maxK+1), y, y)
-		s.text(left-6, y+4, "end", "axis", fmt.Sprintf("%.0f%%", 100*tick))
-	}
+	const left, top, rowH, barW, legendSlot = 150.0, 40.0, 22.0, 420.0, 44.0
+	s := newSVG(max(left+barW+220, left+legendSlot*float64(maxK+1)+40), top+rowH*float64(len(groups))+24, "Distinct MAST modes per failed trace, by group")
+	s.text(left, 12, "start", "axis", "distinct MAST modes in a failed trace:")
 	for k := 0; k <= maxK; k++ {
-		x0 := left + binW*float64(k)
-		s.text(x0+binW/2, base+16, "middle", "axis", fmt.Sprint(k))
-		for i, g := range groups {
-			n := 0
-			if k < len(g.Density.Distribution) {
-				n = g.Density.Distribution[k]
-			}
-			if n == 0 || g.Failed == 0 {
+		x := left + legendSlot*float64(k)
+		s.add(`<rect x="%.1f" y="18" width="12" height="12" fill="%s" stroke="#999" stroke-width=".5"/>`, x, densityColour(k, maxK))
+		s.text(x+16, 28, "start", "axis", fmt.Sprint(k))
+	}
+	for i, g := range groups {
+		y := top + rowH*float64(i)
+		s.text(left-8, y+rowH/2+4, "end", "label", clipName(g.Name, 22))
+		if g.Failed == 0 {
+			s.text(left, y+rowH/2+4, "start", "axis", "no failed trace")
+			continue
+		}
+		x := left
+		for k, n := range g.Density.Distribution {
+			if n == 0 {
 				continue
 			}
-			share := float64(n) / float64(g.Failed)
+			w := barW * float64(n) / float64(g.Failed)
 			modes := k
 			s.linked(l.traces(g, Traces{Outcome: "failure", ModeCount: &modes}), func() {
-				s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s</title></rect>`,
-					x0+5+slot*float64(i), base-height*share, slot-2, height*share, palette[i%len(palette)],
+				s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`,
+					x, y+2, w, rowH-4, densityColour(k, maxK),
 					esc(fmt.Sprintf("%s: %d of %d failed traces with %d modes", g.Name, n, g.Failed, k)))
+				if w >= 22 {
+					class := "cell"
+					if 2*k > maxK {
+						class = "cell light"
+					}
+					s.text(x+w/2, y+rowH/2+4, "middle", class, fmt.Sprint(n))
+				}
 			})
+			x += w
 		}
+		note := Plural(g.Failed, "failed trace", "failed traces")
+		if m := g.Density.Failed.Value; m != nil {
+			note += fmt.Sprintf(" · mean %.1f", *m)
+		}
+		s.text(left+barW+8, y+rowH/2+4, "start", "axis", note)
 	}
-	s.text(left+binW*float64(maxK+1)/2, base+34, "middle", "axis", "distinct MAST modes in a failed trace")
 	return s.html()
 }
 
-// cascadeGraph draws a group's transitions between modes as arrows, the
-// modes in columns by stage (before, during, after execution), each node
-// saying how many cascades began with it.
+// densityRamp runs from pale yellow through orange and red to deep
+// purple, so that neighbouring counts of modes stay apart.
+var densityRamp = [][3]float64{{254, 235, 160}, {245, 150, 70}, {200, 50, 80}, {84, 39, 143}}
+
+// densityColour shades k modes of at most maxK along densityRamp.
+func densityColour(k, maxK int) string {
+	t := 0.0
+	if maxK > 0 {
+		t = float64(k) / float64(maxK)
+	}
+	seg := min(int(t*float64(len(densityRamp)-1)), len(densityRamp)-2)
+	f := t*float64(len(densityRamp)-1) - float64(seg)
+	a, b := densityRamp[seg], densityRamp[seg+1]
+	lerp := func(i int) int { return int(math.Round(a[i] + (b[i]-a[i])*f)) }
+	return fmt.Sprintf("rgb(%d,%d,%d)", lerp(0), lerp(1), lerp(2))
+}
+
+// cascadeGraph draws a group's transitions between modes as an arc
+// diagram: the modes in one row, ordered so that as many cascades as can be
+// run left to right; each transition A → B an arc from A to B, above the
+// row when it runs right (below, dashed, in the few that must run back),
+// as thick as its count and labelled with it. Arcs of one side never
+// share a label's place: two with the same midpoint differ in span, and so
+// in height.
 func cascadeGraph(g *analyze.Group, l linker) template.HTML {
 	c := g.Cascades
 	onsets := map[string]int{}
-	used := map[string]bool{}
 	for _, o := range c.Onsets {
 		onsets[o.Mode] = o.Traces
-		used[o.Mode] = true
 	}
-	maxCount := 1
+	order := cascadeOrder(c)
+	at := map[string]int{}
+	for i, m := range order {
+		at[m] = i
+	}
+	maxCount, above, below := 1, 0, 0
 	for _, t := range c.Transitions {
-		used[t.From], used[t.To] = true, true
 		maxCount = max(maxCount, t.Count)
-	}
-	stages := []string{"pre", "exec", "post"}
-	stageNames := map[string]string{"pre": "before execution", "exec": "during execution", "post": "after execution"}
-	const colW, rowH, nodeW, nodeH, top = 240.0, 46.0, 150.0, 28.0, 40.0
-	pos := map[string][2]float64{}
-	rows := 0
-	for col, stage := range stages {
-		row := 0
-		for _, m := range taxonomy.MAST.Modes {
-			if m.Stage == stage && used[m.Code] {
-				pos[m.Code] = [2]float64{30 + colW*float64(col), top + rowH*float64(row)}
-				row++
-			}
+		if span := at[t.To] - at[t.From]; span > 0 {
+			above = max(above, span)
+		} else {
+			below = max(below, -span)
 		}
-		rows = max(rows, row)
 	}
-	s := newSVG(30+colW*3, top+rowH*float64(rows)+10, "Transitions between modes in the failed traces of "+g.Name)
-	s.add(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>`)
-	for col, stage := range stages {
-		s.text(30+colW*float64(col)+nodeW/2, 18, "middle", "axis", stageNames[stage])
+	const margin, spacing, nodeW, nodeH, rise, end = 20.0, 100.0, 78.0, 34.0, 20.0, 10.0
+	arcHeight := func(span int) float64 { return 14 + rise*float64(span) }
+	baseY := 22 + arcHeight(above) + 12
+	height := baseY + nodeH + 12
+	if below > 0 {
+		height += arcHeight(below) + 12
 	}
+	height += 20 // the key
+	width := max(2*margin+spacing*float64(len(order)-1)+nodeW, 560)
+	s := newSVG(width, height, "Transitions between modes in the failed traces of "+g.Name)
+	centre := func(m string) float64 { return margin + nodeW/2 + spacing*float64(at[m]) }
 	for _, t := range c.Transitions {
-		a, b := pos[t.From], pos[t.To]
-		x1, y1 := a[0]+nodeW, a[1]+nodeH/2
-		x2, y2 := b[0], b[1]+nodeH/2
-		if b[0] <= a[0] { // same column or backwards: leave and enter on the right
-			x2 = b[0] + nodeW
+		span := at[t.To] - at[t.From]
+		forward := span > 0
+		x1, x2, y, dir, class := centre(t.From)+end, centre(t.To)-end, baseY, -1.0, "edge"
+		if !forward {
+			span = -span
+			x1, x2, y, dir, class = centre(t.From)-end, centre(t.To)+end, baseY+nodeH, 1, "edge back"
 		}
-		bend := 40.0 + 10*math.Abs(y2-y1)/rowH
-		d := fmt.Sprintf("M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f", x1, y1, x1+bend, y1, x2+bend, y2, x2, y2)
-		if x2 > x1 {
-			d = fmt.Sprintf("M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f", x1, y1, (x1+x2)/2, y1, (x1+x2)/2, y2, x2, y2)
-		}
-		width := 1 + 5*float64(t.Count)/float64(maxCount)
-		s.add(`<path d="%s" class="edge" stroke-width="%.1f" marker-end="url(#arrow)"><title>%s</title></path>`,
-			d, width, esc(fmt.Sprintf("%s → %s: %d cascades", t.From, t.To, t.Count)))
-	}
-	for _, m := range taxonomy.MAST.Modes {
-		p, ok := pos[m.Code]
-		if !ok {
-			continue
-		}
-		class := "node"
-		if onsets[m.Code] > 0 {
-			class = "node onset"
-		}
-		s.linked(l.to(g, "failure", m.Code), func() {
-			s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="5" class="%s"><title>%s</title></rect>`,
-				p[0], p[1], nodeW, nodeH, class, esc(fmt.Sprintf("%s %s: first in %d cascades", m.Code, m.Name, onsets[m.Code])))
-			label := m.Code
-			if n := onsets[m.Code]; n > 0 {
-				label += fmt.Sprintf(" · first in %d", n)
-			}
-			s.text(p[0]+nodeW/2, p[1]+nodeH/2+4, "middle", "label", label)
+		// A cubic curve with both control points at 4/3 of the apex height
+		// peaks at the apex.
+		h := arcHeight(span)
+		ctl := y + dir*h*4/3
+		width := 1.2 + 4*float64(t.Count)/float64(maxCount)
+		s.linked(l.to(g, "failure", t.From, t.To), func() {
+			s.add(`<path d="M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f" class="%s" stroke-width="%.1f"><title>%s</title></path>`,
+				x1, y, x1, ctl, x2, ctl, x2, y, class, width, esc(fmt.Sprintf("%s → %s: %d cascades", t.From, t.To, t.Count)))
+			// The arrowhead, pointing into the node.
+			s.add(`<path d="M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f z" class="head"/>`, x2-4, y+dir*8, x2+4, y+dir*8, x2, y)
+			label := fmt.Sprint(t.Count)
+			mid, apex := (x1+x2)/2, y+dir*h
+			w := 8 + 6.5*float64(len(label))
+			s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="14" rx="3" class="count"/>`, mid-w/2, apex-7, w)
+			s.text(mid, apex+4, "middle", "count", label)
 		})
 	}
+	for _, m := range order {
+		x := centre(m) - nodeW/2
+		class := "node"
+		if onsets[m] > 0 {
+			class = "node onset"
+		}
+		name := ""
+		if mode, _, ok := taxonomy.Lookup(m); ok {
+			name = mode.Name
+		}
+		s.linked(l.to(g, "failure", m), func() {
+			s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="5" class="%s"><title>%s</title></rect>`,
+				x, baseY, nodeW, nodeH, class, esc(fmt.Sprintf("%s %s: first in %d cascades", m, name, onsets[m])))
+			if n := onsets[m]; n > 0 {
+				s.text(x+nodeW/2, baseY+15, "middle", "label", m)
+				s.text(x+nodeW/2, baseY+28, "middle", "axis", fmt.Sprintf("first in %d", n))
+			} else {
+				s.text(x+nodeW/2, baseY+nodeH/2+4, "middle", "label", m)
+			}
+		})
+	}
+	key := "An arc A → B: B came directly after A, in as many cascades as its number says; arcs above run left to right"
+	if below > 0 {
+		key += ", dashed arcs below run back"
+	}
+	s.text(margin, height-6, "start", "axis", key+".")
 	return s.html()
+}
+
+// cascadeOrder orders the modes of a group's cascades so that most
+// transitions, weighted by count, run forward: Eades, Lin and Smyth's
+// greedy ordering, which places modes nothing follows last, modes nothing
+// precedes first, and otherwise the mode that leads most more often than
+// it follows; ties go to the mode that began more cascades, then to
+// taxonomy order, so the same report draws the same graph.
+func cascadeOrder(c analyze.Cascades) []string {
+	onsets := map[string]int{}
+	left := map[string]bool{}
+	for _, o := range c.Onsets {
+		onsets[o.Mode] = o.Traces
+		left[o.Mode] = true
+	}
+	for _, t := range c.Transitions {
+		left[t.From], left[t.To] = true, true
+	}
+	var modes []string // in taxonomy order
+	for _, m := range taxonomy.MAST.Modes {
+		if left[m.Code] {
+			modes = append(modes, m.Code)
+		}
+	}
+	// in and out weigh each mode's transitions among those left.
+	degrees := func(m string) (in, out int) {
+		for _, t := range c.Transitions {
+			if !left[t.From] || !left[t.To] {
+				continue
+			}
+			if t.To == m {
+				in += t.Count
+			}
+			if t.From == m {
+				out += t.Count
+			}
+		}
+		return in, out
+	}
+	var first, last []string
+	for len(first)+len(last) < len(modes) {
+		pick, bestScore, placeLast := "", 0, false
+		for _, m := range modes {
+			if !left[m] {
+				continue
+			}
+			in, out := degrees(m)
+			switch {
+			case out == 0 && in > 0:
+				pick, placeLast = m, true
+			case in == 0:
+				pick = m
+			}
+			if pick != "" {
+				break
+			}
+		}
+		if pick == "" {
+			for _, m := range modes {
+				if !left[m] {
+					continue
+				}
+				in, out := degrees(m)
+				score := out - in
+				if pick == "" || score > bestScore || score == bestScore && onsets[m] > onsets[pick] {
+					pick, bestScore = m, score
+				}
+			}
+		}
+		left[pick] = false
+		if placeLast {
+			last = append([]string{pick}, last...)
+		} else {
+			first = append(first, pick)
+		}
+	}
+	return append(first, last...)
 }

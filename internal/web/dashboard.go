@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"html/template"
 	"io"
 	"net/http"
@@ -25,6 +26,8 @@ type dashboardView struct {
 	By        string
 	Groupings []string
 	Traces    int
+	// Headline is the figures shown first.
+	Headline headline
 	// Report is the report's sections, written by the report package's
 	// own html/template, which has escaped everything a trace put in it.
 	Report  template.HTML
@@ -87,9 +90,10 @@ type download struct{ Name, URL string }
 // builtReport is the costly part of the dashboard, kept in the server's
 // cache.
 type builtReport struct {
-	Report *analyze.Report
-	HTML   template.HTML
-	Took   time.Duration
+	Report   *analyze.Report
+	Headline headline
+	HTML     template.HTML
+	Took     time.Duration
 }
 
 // keptReport is the report a dashboard query asks for, from the cache when
@@ -124,6 +128,7 @@ func (s *Server) buildReport(ctx context.Context, q reportQuery, labeller string
 			}
 			return ""
 		}
+		out.Headline = headlineOf(rep, link)
 		if err := report.WriteHTMLSections(&b, rep, link); err != nil {
 			return builtReport{}, err
 		}
@@ -192,7 +197,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	f := q.Filter
 	v := dashboardView{Filter: f, Filtered: f.encode() != "", By: q.By, Groupings: analyze.Groupings, Traces: built.Report.Traces,
-		Report: built.HTML, Built: built.Took, Cached: cached}
+		Headline: built.Headline, Report: built.HTML, Built: built.Took, Cached: cached}
 	if q.Compare == nil {
 		v.ListURL = "/traces?" + f.encode() // with a comparison, no one filter lists its traces
 	}
@@ -208,4 +213,132 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 	copy(v.Compare, q.Compare)
 	v.Elapsed = time.Since(start).Round(time.Millisecond)
 	s.render(w, r, http.StatusOK, "dashboard", "", view{Title: "Dashboard", Nav: "dashboard", Body: v})
+}
+
+// headline is what the dashboard says first, above the report's tables:
+// how many traces, how many succeeded, which fatal mode is commonest, and
+// which mode differs most between the groups.
+type headline struct {
+	Traces, Groups int
+	By             string // what a group is: model, system or scenario
+	// Success is the cohort's success rate; HasOutcomes is false when no
+	// trace has an outcome.
+	Success     share
+	HasOutcomes bool
+	// Fatal is the fatal mode found in the most failed traces of the
+	// cohort; nil, with NoFatal saying why, when no mode is fatal.
+	Fatal   *fatalMode
+	NoFatal string
+	// Spread is the mode whose share of traces differs most between two
+	// groups of at least MinTraces traces; nil, with NoSpread saying why,
+	// when no two groups compare.
+	Spread    *modeSpread
+	NoSpread  string
+	MinTraces int
+}
+
+// share is a proportion as the headline words it.
+type share struct{ analyze.Proportion }
+
+// Percent is the share as a whole percentage.
+func (s share) Percent() string {
+	v, _ := s.Share()
+	return fmt.Sprintf("%.0f%%", 100*v)
+}
+
+// Interval is the share's 95% Wilson interval, "lo–hi%".
+func (s share) Interval() string {
+	iv, _ := s.Proportion.Interval()
+	return fmt.Sprintf("%.0f–%.0f%%", 100*iv.Lo, 100*iv.Hi)
+}
+
+// fatalMode is a fatal mode with its shares of failed and successful
+// traces, and the address of the failed traces that show it.
+type fatalMode struct {
+	Mode, Name        string
+	Failed, Succeeded share
+	Link              string
+}
+
+// modeSpread is a mode's share of traces in the group where it is most
+// common and in the one where it is least.
+type modeSpread struct {
+	Mode, Name        string
+	High, Low         share
+	HighName, LowName string
+	HighLink          string // the traces of the first group with the mode
+}
+
+// Points is the difference between the two shares, in percentage points.
+func (s modeSpread) Points() float64 {
+	hi, _ := s.High.Share()
+	lo, _ := s.Low.Share()
+	return 100 * (hi - lo)
+}
+
+// minSpreadTraces is how many traces a group needs to take part in the
+// spread: below it one trace moves a share by 20 points or more, and the
+// smallest groups would always show the largest differences.
+const minSpreadTraces = 5
+
+// headlineOf picks the dashboard's first figures from a report; link
+// gives the address of the traces behind a figure.
+func headlineOf(r *analyze.Report, link report.LinkFunc) headline {
+	h := headline{Traces: r.Traces, Groups: len(r.Groups), By: r.By, Success: share{r.All.SuccessRate}, HasOutcomes: r.HasOutcomes(), MinTraces: minSpreadTraces}
+	var fatal *analyze.ModeStats
+	for _, m := range r.All.Modes {
+		if m.Class == analyze.Fatal && (fatal == nil || m.Failed.K > fatal.Failed.K) {
+			fatal = m
+		}
+	}
+	switch {
+	case fatal != nil:
+		h.Fatal = &fatalMode{Mode: fatal.Mode, Name: fatal.Name, Failed: share{fatal.Failed}, Succeeded: share{fatal.Succeeded},
+			Link: link(report.Traces{Outcome: "failure", Modes: []string{fatal.Mode}})}
+	case !h.HasOutcomes:
+		h.NoFatal = "no trace has an outcome, so no mode can be called fatal"
+	case r.Rule.Uncalled(r.All) != "":
+		h.NoFatal = fmt.Sprintf("too few outcomes to call one: %d failed and %d successful traces, where the rule needs %d failed and %d successful",
+			r.All.Failed, r.All.Succeeded, r.Rule.MinFailed, r.Rule.MinSucceeded)
+	default:
+		h.NoFatal = "no mode is significantly more common in failed traces than in successful ones"
+	}
+	var groups []*analyze.Group
+	for _, g := range r.Groups {
+		if g.Traces >= minSpreadTraces {
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) < 2 {
+		h.NoSpread = fmt.Sprintf("needs two %ss with at least %d traces each", r.By, minSpreadTraces)
+		return h
+	}
+	for _, m := range r.All.Modes { // in taxonomy order: the first of equal spreads wins
+		s := modeSpread{Mode: m.Mode, Name: m.Name}
+		for _, g := range groups {
+			p := share{g.Mode(m.Mode).All}
+			if s.HighName == "" || above(p, s.High) {
+				s.High, s.HighName = p, g.Name
+			}
+			if s.LowName == "" || above(s.Low, p) {
+				s.Low, s.LowName = p, g.Name
+			}
+		}
+		if s.Points() > 0 && (h.Spread == nil || s.Points() > h.Spread.Points()) {
+			h.Spread = &s
+		}
+	}
+	if h.Spread == nil {
+		h.NoSpread = fmt.Sprintf("no MAST mode's share differs between the %ss", r.By)
+		return h
+	}
+	h.Spread.HighLink = link(report.Traces{Group: h.Spread.HighName, Modes: []string{h.Spread.Mode}})
+	return h
+}
+
+// above reports whether share a is larger than share b.
+func above(a, b share) bool {
+	x, _ := a.Share()
+	y, _ := b.Share()
+	return x > y
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -219,6 +220,90 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("jumped to %s", loc)
 	}
 
+	if p := con.problems(); len(p) > 0 {
+		t.Errorf("the console reports:\n%s", strings.Join(p, "\n"))
+	}
+}
+
+// twelveModels is a cohort of twelve models, long names among them, each
+// with successes and failures, detector findings, and a labeller's verdict
+// on every mode that disagrees with the detectors here and there: the
+// widest dashboard and agreement page a small cohort makes.
+func twelveModels(t *testing.T) Store {
+	st := openStore(t)
+	models := []string{"claude-opus-4.5", "gpt-5.1-codex", "gemini-3-pro-preview", "qwen3-coder-480b-a35b-instruct", "deepseek-v3.2",
+		"llama-4-maverick", "gpt-oss-120b", "mistral-large-3", "kimi-k2-thinking", "glm-4.6", "grok-4-fast-reasoning", "minimax-m2"}
+	var traces []*trace.Trace
+	for i, model := range models {
+		for j := range 6 {
+			tr := agentRun(fmt.Sprintf("%s-%d", model, j), model, (i+j)%3 != 0, "pods: checkout CrashLoopBackOff")
+			for k, m := range taxonomy.MAST.Modes {
+				present := (i*7+j*3+k)%5 == 0
+				if present {
+					tr.Findings = append(tr.Findings, trace.Finding{Mode: m.Code, Source: "detector", Detector: "x", Verdict: trace.Present, Steps: []int{1 + k%3}})
+				}
+				if (i+j+k)%11 == 0 { // the labeller sees it otherwise
+					present = !present
+				}
+				v := trace.Absent
+				if present {
+					v = trace.Present
+				}
+				tr.Findings = append(tr.Findings, trace.Finding{Mode: m.Code, Source: "human:ann", Verdict: v})
+			}
+			traces = append(traces, tr)
+		}
+	}
+	put(t, st, "/twelve.jsonl", traces...)
+	return st
+}
+
+// The dashboard and agreement pages fit the window, at a desktop's width
+// and a narrow one, with twelve models: wide tables and charts scroll or
+// shrink inside their cards, and the page itself never scrolls sideways.
+func TestBrowserFits(t *testing.T) {
+	ctx := headless(t)
+	srv, err := New(Config{Store: twelveModels(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	con := watchConsole(ctx)
+	pages := []struct{ path, ready string }{
+		{"/", "#headline"},
+		{"/agreement", "#pair-table"},
+	}
+	for _, width := range []int64{1400, 800} {
+		for _, p := range pages {
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(ts.URL+p.path), chromedp.WaitVisible(chromedp.CSS(p.ready))); err != nil {
+				t.Fatalf("%s at %d px: %v", p.path, width, err)
+			}
+			fits, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fits[0] > fits[1] {
+				t.Errorf("%s at %d px: the page is %d px wide in a window of %d", p.path, width, fits[0], fits[1])
+			}
+			screenshot(t, ctx, fmt.Sprintf("fits%s-%d", strings.ReplaceAll(p.path, "/", "-"), width))
+		}
+	}
+	// The headline names what it found, and the agreement page reads the
+	// detectors against the labeller by default.
+	if got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#pair-table`))); !strings.Contains(got, "all modes (micro)") {
+		t.Errorf("the agreement table: %q", got)
+	}
+	if got, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`select[name=b]`))); got != "human:ann" {
+		t.Errorf("the default reference is %q, want the labeller", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`#headline`))); err != nil {
+		t.Fatal(err)
+	}
+	// (Its labels are upper case on screen.)
+	if got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#headline`))); !strings.Contains(got, "72") || !strings.Contains(got, "in 12 models") || !strings.Contains(strings.ToLower(got), "biggest difference between models") {
+		t.Errorf("the headline: %q", got)
+	}
 	if p := con.problems(); len(p) > 0 {
 		t.Errorf("the console reports:\n%s", strings.Join(p, "\n"))
 	}
