@@ -57,6 +57,7 @@ type compareRow struct {
 
 type compareCell struct {
 	*compare.Cell
+	Label   string // the cell's label, shortened as notes are
 	TraceID string
 	At      int // the step the cell links to: its call, or its first step
 	Notes   []compareNote
@@ -69,7 +70,7 @@ type compareNote struct {
 	Text  string
 }
 
-// noteLength is how much of a message or reasoning a row shows; the
+// noteLength is how much of a message, reasoning or call a row shows; the
 // whole is one click away, on the trace's page.
 const noteLength = 240
 
@@ -157,8 +158,10 @@ type compareOther struct {
 
 // othersOf lists up to othersShown other runs of the trace's scenario (of
 // its task, for traces with no scenario, among the first page of its
-// system's), runs by other models first: comparing models is the usual
-// question.
+// system's): runs of the same task first, and among them one run of each
+// model before a second of any, the trace's own model after the others in
+// each round (comparing models is the usual question, and a model's many
+// runs should not crowd out the others).
 func (s *Server) othersOf(ctx context.Context, t *trace.Trace) ([]compareOther, error) {
 	q := store.TraceQuery{Limit: 200}
 	if t.Scenario != "" {
@@ -170,17 +173,27 @@ func (s *Server) othersOf(ctx context.Context, t *trace.Trace) ([]compareOther, 
 	if err != nil {
 		return nil, err
 	}
-	var others []compareOther
-	for _, sm := range page.Traces {
-		if sm.ID != t.ID && (t.Scenario != "" || sm.Task == t.Task) {
-			others = append(others, compareOther{Summary: sm, Result: store.OutcomeClass(sm.Outcome)})
-		}
+	type ranked struct {
+		compareOther
+		rank [3]int // other task, the run's round within its model, same model
 	}
-	// Stable: the page is in id order, which stays the order within each.
-	slices.SortStableFunc(others, func(x, y compareOther) int {
-		return boolRank(x.Model == t.Model) - boolRank(y.Model == t.Model)
-	})
-	return others[:min(len(others), othersShown)], nil
+	var others []ranked
+	round := map[string]int{}
+	for _, sm := range page.Traces {
+		if sm.ID == t.ID || (t.Scenario == "" && sm.Task != t.Task) {
+			continue
+		}
+		others = append(others, ranked{compareOther{Summary: sm, Result: store.OutcomeClass(sm.Outcome)},
+			[3]int{boolRank(sm.Task != t.Task), round[sm.Model], boolRank(sm.Model == t.Model)}})
+		round[sm.Model]++
+	}
+	// Stable: the page is in id order, which stays the order of equals.
+	slices.SortStableFunc(others, func(x, y ranked) int { return slices.Compare(x.rank[:], y.rank[:]) })
+	out := make([]compareOther, 0, othersShown)
+	for _, o := range others[:min(len(others), othersShown)] {
+		out = append(out, o.compareOther)
+	}
+	return out, nil
 }
 
 func boolRank(b bool) int {
@@ -222,7 +235,7 @@ func newCompareCell(t *trace.Trace, c *compare.Cell) *compareCell {
 	if c == nil {
 		return nil
 	}
-	cell := &compareCell{Cell: c, TraceID: t.ID, At: c.Steps[0]}
+	cell := &compareCell{Cell: c, Label: trace.Clip(c.Label, noteLength), TraceID: t.ID, At: c.Steps[0]}
 	if c.Call != nil {
 		cell.At = *c.Call
 	}

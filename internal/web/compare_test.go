@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -81,6 +83,55 @@ func TestComparePage(t *testing.T) {
 	// The trace page loads the box.
 	if page := b.ok("/traces/" + alphaRun); !strings.Contains(page, `<div class="compare-with" hx-get="/compare?a=`+alphaRun+`" hx-trigger="load"><a href="/compare?a=`+alphaRun+`">Compare with…</a></div>`) {
 		t.Error("the trace page has no Compare with… box")
+	}
+}
+
+// The runs the Compare with… box offers: of the same scenario (or, with
+// none, the same task), the same task first, one run of each model before
+// a second of any, the trace's own model after the others in each round.
+func TestCompareOthers(t *testing.T) {
+	run := func(id, model, scenario, task string) *trace.Trace {
+		tr := agentRun(id, model, true, "ok")
+		tr.Scenario, tr.Task = scenario, task
+		return tr
+	}
+	tests := []struct {
+		name   string
+		traces []*trace.Trace // the first is compared
+		want   string
+	}{
+		{"a scenario", []*trace.Trace{
+			run("t", "m1", "1", "T"), run("a1", "m1", "1", "T"), run("a2", "m1", "1", "T"),
+			run("b1", "m2", "1", "T"), run("b2", "m2", "1", "T"), run("b3", "m2", "1", "T"),
+			run("c1", "m3", "1", "T"), run("d1", "m4", "1", "other task"), run("e1", "m5", "2", "T"),
+		}, "[b1 c1 a1 b2 a2]"},
+		{"no scenario: the same task", []*trace.Trace{
+			run("t", "m1", "", "T"), run("a1", "m2", "", "T"), run("b1", "m2", "", "other task"),
+		}, "[a1]"},
+		{"alone", []*trace.Trace{run("t", "m1", "1", "T")}, "[]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := openStore(t)
+			for _, tr := range tt.traces {
+				put(t, st, "/"+tr.ID+".jsonl", tr)
+			}
+			srv, err := New(Config{Store: st})
+			if err != nil {
+				t.Fatal(err)
+			}
+			others, err := srv.othersOf(context.Background(), tt.traces[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, o := range others {
+				ids = append(ids, o.ID)
+			}
+			if got := fmt.Sprint(ids); got != tt.want {
+				t.Errorf("offers %s, want %s", got, tt.want)
+			}
+		})
 	}
 }
 
