@@ -81,8 +81,8 @@ func heatMap(groups []*analyze.Group, codes []string, l linker) template.HTML {
 	top := labelW*math.Sin(40*math.Pi/180) + 16
 	right := labelW * math.Cos(40*math.Pi/180)
 	gridH := ch * float64(len(groups))
-	const legendH = 46.0
-	width := max(left+cw*float64(len(codes))+right, left+300)
+	const legendH = 62.0
+	width := max(left+cw*float64(len(codes))+right, left+310) // room for the scale's caption
 	s := newSVG(width, top+gridH+legendH, "Share of traces with each MAST mode, by group")
 	for j, code := range codes {
 		x, y := left+cw*float64(j)+cw/2, top-6
@@ -117,7 +117,7 @@ func heatMap(groups []*analyze.Group, codes []string, l linker) template.HTML {
 	for _, tick := range []float64{0, 0.5, 1} {
 		s.text(left+scaleW*tick, y+22, "middle", "axis", fmt.Sprintf("%.0f%%", 100*tick))
 	}
-	s.text(left+scaleW+12, y+9, "start", "axis", "share of the group's traces with the mode (blank: none)")
+	s.text(left, y+38, "start", "axis", "share of the group's traces with the mode (blank: none)")
 	return s.html()
 }
 
