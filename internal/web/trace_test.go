@@ -211,3 +211,23 @@ func TestTraceLayoutEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A trace longer than a page: the waterfall says which steps it covers.
+func TestWaterfallOfAPage(t *testing.T) {
+	tr := &trace.Trace{ID: "long", Format: "codex", Source: "long.jsonl"}
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	for i := range stepsPerPage + 50 {
+		tr.Append(trace.Step{Kind: trace.KindMessage, Role: "assistant", Text: fmt.Sprint("thought ", i), Time: at.Add(time.Duration(i) * time.Second)})
+	}
+	st := openStore(t)
+	put(t, st, "/long.jsonl", tr)
+	b := serve(t, Config{Store: st})
+	for path, want := range map[string]string{
+		"/traces/long":          "steps 0–199 of 250, 3m19s",
+		"/traces/long?from=200": "steps 200–249 of 250, 49.0 s",
+	} {
+		if page := b.ok(path); !strings.Contains(page, want) || !strings.Contains(page, `<details class="waterfall">`) {
+			t.Errorf("%s: the waterfall does not say %q, or is open", path, want)
+		}
+	}
+}
