@@ -34,9 +34,11 @@ type Attribution struct {
 	Labels []string `json:"labels"`
 	// Traces counts the traces with a decisive-error label that cites a
 	// step; Attributed those of them the source located a finding on.
-	Traces     int       `json:"traces"`
-	Attributed int       `json:"attributed"`
-	Bootstrap  Bootstrap `json:"bootstrap"`
+	Traces     int `json:"traces"`
+	Attributed int `json:"attributed"`
+	// Bootstrap holds the agreement's settings; its intervals, of shares
+	// of traces, are Wilson's, and none when Replicates is 0.
+	Bootstrap Bootstrap `json:"bootstrap"`
 	// Within is the tolerance, in steps, of Near.
 	Within int `json:"within"`
 	// Agent, Step and Near are the shares of Traces on which the source's
@@ -175,39 +177,23 @@ func earliestFinding(findings []trace.Finding, selected []string) (*trace.Findin
 	return best, bestStep
 }
 
-// fill computes the three shares and their bootstrap intervals, resampling
-// the labelled traces.
+// fill computes the three shares and, when intervals are asked for, their
+// Wilson intervals: each is a proportion of traces, which a bootstrap
+// would shrink to a point when the source gets every trace right or none.
 func (a *Attribution) fill(opt AgreementOptions) {
-	// hits counts, among the traces as weighted, those each measure gets
-	// right, and the traces in all.
-	hits := func(w []int) (h [3]int, n int) {
-		for i, r := range a.Rows {
-			n += w[i]
-			for k, hit := range [3]bool{r.AgentHit, r.StepHit, r.NearHit} {
-				if hit {
-					h[k] += w[i]
-				}
+	var correct [3]int
+	for _, r := range a.Rows {
+		for k, hit := range [3]bool{r.AgentHit, r.StepHit, r.NearHit} {
+			if hit {
+				correct[k]++
 			}
 		}
-		return h, n
 	}
-	ones := stats.Once(len(a.Rows))
-	shares := [3]*Share{&a.Agent, &a.Step, &a.Near}
-	correct, total := hits(ones)
-	var samples [3][]float64
-	if opt.Replicates > 0 {
-		stats.Resample(len(a.Rows), opt.Replicates, opt.Seed, func(w []int) {
-			h, n := hits(w)
-			for k := range h {
-				samples[k] = append(samples[k], float64(h[k])/float64(n))
-			}
-		})
-	}
-	for k, m := range shares {
+	for k, m := range [3]*Share{&a.Agent, &a.Step, &a.Near} {
 		m.Correct = correct[k]
-		m.Value = stats.Round4(float64(correct[k]) / float64(total))
-		if iv, ok := stats.PercentileInterval(samples[k], stats.Level); ok {
-			m.Lo, m.Hi = stats.Round4(iv.Lo), stats.Round4(iv.Hi)
+		m.Value = stats.Round4(float64(correct[k]) / float64(len(a.Rows)))
+		if opt.Replicates > 0 {
+			m.setWilson(correct[k], len(a.Rows))
 		}
 	}
 }

@@ -84,9 +84,10 @@ c A@1  @- false false false`
 		share   Share
 		correct int
 		value   float64
-	}{{"agent", a.Agent, 2, 0.6667}, {"step", a.Step, 1, 0.3333}, {"near", a.Near, 1, 0.3333}} {
-		if s.share.Correct != s.correct || value(s.share.Metric) != s.value || s.share.Lo == nil || *s.share.Lo > s.value || *s.share.Hi < s.value || *s.share.Hi > 1 {
-			t.Errorf("%s: %d correct, %v [%v, %v]; want %d, %v", s.name, s.share.Correct, value(s.share.Metric), s.share.Lo, s.share.Hi, s.correct, s.value)
+		lo, hi  float64 // Wilson's interval of correct in 3
+	}{{"agent", a.Agent, 2, 0.6667, 0.2077, 0.9385}, {"step", a.Step, 1, 0.3333, 0.0615, 0.7923}, {"near", a.Near, 1, 0.3333, 0.0615, 0.7923}} {
+		if s.share.Correct != s.correct || value(s.share.Metric) != s.value || s.share.Interval != IntervalWilson || s.share.Lo == nil || *s.share.Lo != s.lo || *s.share.Hi != s.hi {
+			t.Errorf("%s: %d correct, %v [%v, %v]; want %d, %v [%v, %v]", s.name, s.share.Correct, value(s.share.Metric), s.share.Lo, s.share.Hi, s.correct, s.value, s.lo, s.hi)
 		}
 	}
 
