@@ -41,7 +41,7 @@ co-occurrence, cascades and the interventions they call for. Without PATH, the r
 covers the whole database with the outcomes already stored.
 
 Modes count from every annotation source (detectors, bundled dataset labels, judges)
-unless --source picks some. --json prints {ingest, scores, report}: ingest as in
+unless --source picks some (the report then covers the traces they annotated). --json prints {ingest, scores, report}: ingest as in
 faultline ingest --json, scores as in faultline score --json (both left out when there
 was nothing to do), report as faultline report --format json prints it.`,
 		Example: `  faultline analyze examples/
@@ -60,7 +60,11 @@ was nothing to do), report as faultline report --format json prints it.`,
 				return err
 			}
 			out := analyzeJSON{Ingest: in.ingest, Scores: in.scores}
-			if out.Report, err = analyze.BuildReport(ctx, st, cf.options(in.ids)); err != nil {
+			opt, err := a.cohortOptions(ctx, st, &cf, in.ids)
+			if err != nil {
+				return err
+			}
+			if out.Report, err = analyze.BuildReport(ctx, st, opt); err != nil {
 				return err
 			}
 			if asJSON {
@@ -80,7 +84,7 @@ was nothing to do), report as faultline report --format json prints it.`,
 			return nil
 		},
 	}
-	cf.register(cmd)
+	cf.register(cmd, filterSource)
 	sf.register(cmd)
 	inf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/store"
 )
 
 // errRegression ends a check whose figures rose past their limits. It
@@ -68,7 +69,11 @@ not be read), 2 the check could not be made (no baseline, another grouping, bad 
 			if err != nil {
 				return err
 			}
-			current, err := analyze.BuildReport(ctx, st, analyze.ReportOptions{By: baseline.By, Sources: baseline.SourceSelection, IDs: in.ids})
+			opt, err := a.cohortOptions(ctx, st, &cohortFlags{by: baseline.By, filter: store.Filter{Sources: baseline.SourceSelection}}, in.ids)
+			if err != nil {
+				return err
+			}
+			current, err := analyze.BuildReport(ctx, st, opt)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/faultline/faultline/internal/eval"
@@ -39,6 +40,7 @@ func (a *app) evalCommand() *cobra.Command {
 		ingestPaths             []string
 		inf                     ingestFlags
 		source                  = detect.Source
+		filter                  store.Filter
 		opt                     = eval.DefaultOptions
 	)
 	cmd := &cobra.Command{
@@ -80,6 +82,9 @@ out (and counted). Detectors only report what they find: on the traces they
 ran on, a mode they look for and did not report is absent, and eval first
 re-runs them on traces whose findings came from another detector set. Any
 other source's silence is no verdict.
+
+The filters --model, --system, --scenario, --trace-format, --outcome, --search and
+--path (those of ls) narrow the traces compared, and their labels.
 
 Labels name traces by id, and the traces must be in the database: ingest them
 first, or give their files with --ingest (read as faultline ingest does).
@@ -145,6 +150,9 @@ near_hit}.`,
 			if err != nil {
 				return err
 			}
+			if traces, err = a.narrowLabels(cmd, st, filter, ref, traces); err != nil {
+				return err
+			}
 			src, err := eval.StoredLabels(ctx, st, source, summaryIDs(traces))
 			if err != nil {
 				return err
@@ -199,6 +207,10 @@ near_hit}.`,
 	cmd.Flags().StringVar(&source, "source", source, "annotation `SOURCE` to evaluate (detector, judge:<model>, human:<name>, mad:annotator_1, or a prefix such as mad)")
 	cmd.Flags().StringSliceVar(&ingestPaths, "ingest", nil, "ingest the trace files or directories at `PATH` first (as faultline ingest does; repeatable)")
 	inf.register(cmd)
+	// --mode and --source would select traces by what the compared source
+	// says, which biases its agreement (traces it marks a mode on have no
+	// true negatives of it); --source names the source compared instead.
+	registerFilters(cmd, &filter, filterNames(filterMode, filterSource, filterLimit)...)
 	cmd.Flags().IntVar(&opt.Replicates, "bootstrap", opt.Replicates, "`N` bootstrap resamples for the 95% intervals of F1 and kappa (0: no intervals at all)")
 	cmd.Flags().Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the bootstrap resampling")
 	cmd.Flags().IntVar(&opt.Within, "within", opt.Within, "location tolerance: a true positive placed within `K` steps of a labelled step counts as near")
@@ -279,6 +291,32 @@ func (a *app) referenceLabels(cmd *cobra.Command, st *sqlite.Store, arg, pick, s
 		}
 	}
 	return ref, traces, nil
+}
+
+// narrowLabels keeps, of the traces to compare on and their labels, those
+// the filters select (all when none is set).
+func (a *app) narrowLabels(cmd *cobra.Command, st *sqlite.Store, f store.Filter, ref *labels.Set, traces []store.Summary) ([]store.Summary, error) {
+	if !filtered(f) {
+		return traces, nil
+	}
+	var err error
+	if f.Aliases, err = a.modelAliases(); err != nil {
+		return nil, err
+	}
+	f.Select = &store.Selection{IDs: summaryIDs(traces)}
+	kept, err := st.List(cmd.Context(), f)
+	if err != nil {
+		return nil, err
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("the filters keep none of the %d labelled traces", len(traces))
+	}
+	keep := make(map[string]bool, len(kept))
+	for _, t := range kept {
+		keep[t.ID] = true
+	}
+	ref.Labels = slices.DeleteFunc(ref.Labels, func(l labels.ModeLabel) bool { return !keep[l.Trace] })
+	return kept, nil
 }
 
 func summaryIDs(traces []store.Summary) []string {

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/internal/export"
-	"github.com/faultline/faultline/internal/store"
 )
 
 func (a *app) exportCommand() *cobra.Command {
@@ -36,21 +35,23 @@ failure, present or not: the mean of present is the prevalence), or with --findi
 one row per finding. Columns are listed in the README; in CSV, lists are joined with
 ";" and a missing value is an empty cell.
 
-Filters are those of ls (--trace-format selects the trace format); --source keeps
-the findings of some annotation sources only.`,
+The filters are those of ls, with the same meaning (--trace-format selects the trace
+format, --format the output's); --source keeps the traces an annotation source
+annotated and writes its findings only.`,
 		Example: `  faultline export --format csv -o modes.csv
   faultline export --format jsonl --findings --model gpt-oss-120b -o findings.jsonl
   faultline export --format otlp -o evaluations.jsonl
   faultline export --format otlp --signal spans --trace-format otlp-proto |
     while read -r doc; do curl -s -H 'Content-Type: application/json' -d "$doc" http://localhost:6006/v1/traces; done`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if !oneOf(format, export.Formats) {
 				return fmt.Errorf("--format must be one of %s, not %q", strings.Join(export.Formats, ", "), format)
 			}
-			if opts.Filter.Outcome != "" && !oneOf(opts.Filter.Outcome, store.OutcomeFilters) {
-				return fmt.Errorf("--outcome must be one of %s, not %q", strings.Join(store.OutcomeFilters, ", "), opts.Filter.Outcome)
+			if opts.Filter.Aliases, err = a.modelAliases(); err != nil {
+				return err
 			}
+			opts.Sources = opts.Filter.Sources
 			st, err := a.readStore(cmd.Context())
 			if err != nil {
 				return err
@@ -85,14 +86,7 @@ the findings of some annotation sources only.`,
 	f.StringVarP(&out, "output", "o", "", "write to `FILE` instead of standard output")
 	f.BoolVar(&opts.Findings, "findings", false, "csv, jsonl: one row per finding instead of per trace and mode")
 	f.StringVar(&opts.Signal, "signal", "logs", "otlp: write findings as logs (events) or spans")
-	f.StringSliceVar(&opts.Sources, "source", nil, "only findings of these annotation `SOURCE`s (detector, judge:<model>, or a prefix such as mad)")
-	f.StringVar(&opts.Filter.Model, "model", "", "only traces of this model")
-	f.StringVar(&opts.Filter.Format, "trace-format", "", "only traces of this trace format (codex, mad, otlp-json, otlp-proto, ...)")
-	f.StringVar(&opts.Filter.System, "system", "", "only traces of this system")
-	f.StringVar(&opts.Filter.Scenario, "scenario", "", "only traces of this scenario")
-	f.StringVar(&opts.Filter.Outcome, "outcome", "", "only traces whose outcome is success, failure or unknown")
-	f.StringSliceVar(&opts.Filter.Paths, "path", nil, "only traces ingested from these files or directories")
-	f.IntVar(&opts.Filter.Limit, "limit", 0, "at most this many traces")
+	registerFilters(cmd, &opts.Filter, filterNames()...)
 	cmd.MarkFlagRequired("format")
 	return cmd
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +21,6 @@ import (
 // judgeFlags are the judge command's flags; each one set on the command
 // line wins over the configuration file.
 type judgeFlags struct {
-	configPath     string
 	model, baseURL string
 	apiKeyEnv      string
 	concurrency    int
@@ -106,13 +104,16 @@ with the same prompt are skipped unless --force, and answers are cached by promp
 hash, model and parameters, so a repeat makes no call. Use the annotations with
 show --source judge, analyze --source judge:<model> and eval --source judge:<model>.
 
---where selects traces with key=value pairs separated by commas, as ls's flags do:
-model, format, system, scenario, outcome (success, failure, unknown), path (a file or
-directory the traces were ingested from; repeatable) and limit. Several --where
-flags combine.
+--where selects traces with key=value pairs separated by commas, keyed by the names
+of the filters of ls, report and export, with their meaning: model (its canonical name
+or any way it is written), system, scenario, trace-format, outcome (success, failure,
+unknown), mode (present on the trace), source (annotated the trace), search (words in
+one step), path (a file or directory the traces were ingested from) and limit. model,
+system, scenario, trace-format, mode, source and path may be given more than once
+(mode: all of them; the others: any). Several --where flags combine.
 
 Settings come from flags, then the judge section of the configuration file
-(--config, or ./faultline.yaml when present), then defaults:
+(faultline --config FILE, or ./faultline.yaml when present), then defaults:
 
   judge:
     model: gpt-4.1-mini
@@ -157,7 +158,6 @@ response_format, selected, progress, failures, system_only}.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.configPath, "config", "", "configuration file (default ./"+judge.DefaultConfigFile+" when present)")
 	fl.StringVar(&f.model, "model", "", "model name, as the endpoint knows it")
 	fl.StringVar(&f.baseURL, "base-url", judge.DefaultClientOptions.BaseURL, "API root of an OpenAI-compatible endpoint")
 	fl.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default FAULTLINE_API_KEY, then OPENAI_API_KEY)")
@@ -171,7 +171,7 @@ response_format, selected, progress, failures, system_only}.`,
 	fl.IntVar(&f.seed, "seed", 0, "seed sent with each call (sample k gets seed+k; default: none)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "cap on each answer's tokens (0: none)")
 	fl.IntVar(&f.context, "context", 0, "the model's context window in tokens (default: the config's, else 128000)")
-	fl.StringArrayVar(&f.where, "where", nil, "select traces: key=value,... with keys model, format, system, scenario, outcome, path, limit")
+	fl.StringArrayVar(&f.where, "where", nil, "select traces: key=value,... keyed by the filters of ls ("+strings.Join(filterNames(), ", ")+")")
 	fl.BoolVar(&f.force, "force", false, "judge again traces already judged by this model with this prompt (cached answers are reused)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the first selected trace's prompt, the token estimate and how many traces would be skipped; call nothing")
 	fl.BoolVar(&f.includeSystem, "include-system-failures", false, "also judge traces whose detector findings are system failures only (SYS-1 …), which are otherwise skipped")
@@ -179,14 +179,9 @@ response_format, selected, progress, failures, system_only}.`,
 	return cmd
 }
 
-// settings merges the configuration file under the flags set on the command line.
-func (f *judgeFlags) settings(cmd *cobra.Command) (*judge.Config, error) {
-	path := f.configPath
-	if path == "" {
-		if _, err := os.Stat(judge.DefaultConfigFile); err == nil {
-			path = judge.DefaultConfigFile
-		}
-	}
+// settings merges the judge section of the settings file at path (none
+// when "") under the flags set on the command line.
+func (f *judgeFlags) settings(cmd *cobra.Command, path string) (*judge.Config, error) {
 	cfg := &judge.Config{}
 	if path != "" {
 		var err error
@@ -281,7 +276,11 @@ func apiKey(envName string) (string, string) {
 
 func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 	ctx := cmd.Context()
-	cfg, err := f.settings(cmd)
+	file, err := a.settings()
+	if err != nil {
+		return err
+	}
+	cfg, err := f.settings(cmd, file.Path)
 	if err != nil {
 		return err
 	}
@@ -294,10 +293,11 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 	if len(args) > 0 && len(f.where) > 0 {
 		return errors.New("give trace ids or --where, not both")
 	}
-	filter, err := parseWhere(f.where)
+	filter, err := parseWhere(f.where, a.stderr)
 	if err != nil {
 		return err
 	}
+	filter.Aliases = file.Models
 	st, err := a.openStore(ctx)
 	if err != nil {
 		return err
@@ -476,53 +476,4 @@ func (a *app) judgeDryRun(cmd *cobra.Command, st *sqlite.Store, traces []store.S
 		return errDataProblems
 	}
 	return nil
-}
-
-// parseWhere reads --where values: key=value pairs separated by commas.
-func parseWhere(values []string) (store.Filter, error) {
-	var f store.Filter
-	seen := map[string]bool{}
-	for _, v := range values {
-		for _, pair := range strings.Split(v, ",") {
-			pair = strings.TrimSpace(pair)
-			if pair == "" {
-				continue
-			}
-			key, value, ok := strings.Cut(pair, "=")
-			key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-			if !ok || value == "" {
-				return f, fmt.Errorf("--where: %q is not key=value", pair)
-			}
-			if seen[key] && key != "path" {
-				return f, fmt.Errorf("--where: %s given twice", key)
-			}
-			seen[key] = true
-			switch key {
-			case "model":
-				f.Model = value
-			case "format":
-				f.Format = value
-			case "system":
-				f.System = value
-			case "scenario":
-				f.Scenario = value
-			case "outcome":
-				if !oneOf(value, store.OutcomeFilters) {
-					return f, fmt.Errorf("--where: outcome must be one of %s, not %q", strings.Join(store.OutcomeFilters, ", "), value)
-				}
-				f.Outcome = value
-			case "path":
-				f.Paths = append(f.Paths, value)
-			case "limit":
-				n, err := strconv.Atoi(value)
-				if err != nil || n <= 0 {
-					return f, fmt.Errorf("--where: limit must be a positive number, not %q", value)
-				}
-				f.Limit = n
-			default:
-				return f, fmt.Errorf("--where: unknown key %q (use model, format, system, scenario, outcome, path, limit)", key)
-			}
-		}
-	}
-	return f, nil
 }

@@ -251,19 +251,6 @@ func TestJudgeUsageErrors(t *testing.T) {
 	}
 }
 
-func TestParseWhere(t *testing.T) {
-	f, err := parseWhere([]string{"model=gpt-oss-120b, outcome=failure,path=runs/a", "path=runs/b,limit=5,scenario=2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Model != "gpt-oss-120b" || f.Outcome != "failure" || strings.Join(f.Paths, " ") != "runs/a runs/b" || f.Limit != 5 || f.Scenario != "2" {
-		t.Errorf("filter %+v", f)
-	}
-	if _, err := parseWhere([]string{"model=a,model=b"}); err == nil || !strings.Contains(err.Error(), "model given twice") {
-		t.Errorf("err = %v", err)
-	}
-}
-
 func TestJudgeFailureIsRecordedAndRetriedNextRun(t *testing.T) {
 	var mu sync.Mutex
 	broken := ""
@@ -546,7 +533,7 @@ func TestJudgeSystemFailureAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _ := st.List(ctx, store.Filter{Model: "sim-gamma", Limit: 1})
+	list, _ := st.List(ctx, store.Filter{Model: []string{"sim-gamma"}, Limit: 1})
 	sysID := list[0].ID
 	tr, _ := st.Load(ctx, sysID)
 	st.Close()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,16 +15,24 @@ func (a *app) lsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List the traces in the database",
-		Long: `List the traces in the database, ordered by model and id, with filters.
+		Long: `List the traces in the database, ordered by model and id, with filters. The
+filters are those of report, export, judge --where and eval, with the same meaning:
+--model takes a model's canonical name or any way it is written (openai/gpt-oss-120b
+and gpt-oss-120b select the same traces; aliases in faultline.yaml), --mode keeps
+the traces on which a mode is present, --source the traces an annotation source
+annotated (and --mode then counts its findings alone), --search the traces with a
+step holding the words. Filters of several values keep traces with any of them,
+but --mode keeps traces with all of its modes.
 --json prints an array of {id, format, system, model, task, scenario, trial,
 steps, source, outcome}; outcome is null or {source, metric, score, success, detail}.`,
 		Example: `  faultline ls
   faultline ls --model gpt-oss-120b --outcome failure
-  faultline ls --format mad --json`,
+  faultline ls --mode FM-1.3 --source judge --search "agent_output.json"
+  faultline ls --trace-format mad --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.Outcome != "" && !oneOf(f.Outcome, store.OutcomeFilters) {
-				return fmt.Errorf("--outcome must be one of %s, not %q", strings.Join(store.OutcomeFilters, ", "), f.Outcome)
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if f.Aliases, err = a.modelAliases(); err != nil {
+				return err
 			}
 			st, err := a.readStore(cmd.Context())
 			if err != nil {
@@ -57,13 +64,8 @@ steps, source, outcome}; outcome is null or {source, metric, score, success, det
 			return table.Write(a.stdout)
 		},
 	}
-	cmd.Flags().StringVar(&f.Model, "model", "", "only traces of this model")
-	cmd.Flags().StringVar(&f.Format, "format", "", "only traces of this format (codex, mad)")
-	cmd.Flags().StringVar(&f.System, "system", "", "only traces of this system (e.g. itbench-zero, ChatDev)")
-	cmd.Flags().StringVar(&f.Scenario, "scenario", "", "only traces of this scenario")
-	cmd.Flags().StringVar(&f.Outcome, "outcome", "", "only traces whose outcome is success, failure or unknown")
-	cmd.Flags().StringSliceVar(&f.Paths, "path", nil, "only traces ingested from these files or directories")
-	cmd.Flags().IntVar(&f.Limit, "limit", 0, "print at most this many traces")
+	registerFilters(cmd, &f, filterNames()...)
+	deprecatedAlias(cmd, "format", filterTraceFormat)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

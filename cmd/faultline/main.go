@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faultline/faultline/internal/config"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
 )
@@ -44,6 +45,7 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	dbPath         string
+	configPath     string // --config; "" reads ./faultline.yaml when present
 	verbose        bool
 	quiet          bool
 	log            *slog.Logger
@@ -88,6 +90,9 @@ Then browse: faultline serve`,
 				level = slog.LevelDebug
 			}
 			a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			if !a.quiet {
+				noticeDeprecated(cmd, a.stderr)
+			}
 		},
 	}
 	defaultDB := store.DefaultPath
@@ -95,11 +100,31 @@ Then browse: faultline serve`,
 		defaultDB = env
 	}
 	root.PersistentFlags().StringVar(&a.dbPath, "db", defaultDB, "database file (also $FAULTLINE_DB)")
+	root.PersistentFlags().StringVar(&a.configPath, "config", "", "settings `FILE`: model aliases, the judge's endpoint (default ./"+config.DefaultFile+" when present)")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "log what is being done, file by file")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print errors only, not notices")
 	root.AddCommand(a.ingestCommand(), a.lsCommand(), a.showCommand(), a.analyzeCommand(), a.reportCommand(), a.checkCommand(), a.evalCommand(), a.judgeCommand(), a.scoreCommand(), a.detectorsCommand(), a.modesCommand(), a.synthCommand(), a.receiveCommand(), a.serveCommand(), a.labelsCommand(), a.exportCommand(), a.diffCommand(), a.versionCommand())
 	root.CompletionOptions.HiddenDefaultCmd = true
 	return root
+}
+
+// settings reads the settings file --config names, or ./faultline.yaml
+// when present; without either, the built-in rules alone apply.
+func (a *app) settings() (*config.File, error) {
+	path, err := config.Find(a.configPath)
+	if err != nil {
+		return nil, err
+	}
+	return config.Load(path)
+}
+
+// modelAliases is the alias table of the settings file.
+func (a *app) modelAliases() (store.ModelAliases, error) {
+	f, err := a.settings()
+	if err != nil {
+		return nil, err
+	}
+	return f.Models, nil
 }
 
 // openStore opens the database named by --db, creating it if needed.

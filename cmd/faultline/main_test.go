@@ -181,7 +181,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"ls", "--outcome", "maybe"}, "--outcome must be one of success, failure, unknown"},
+		{[]string{"ls", "--outcome", "maybe"}, `for "--outcome" flag: must be one of success, failure, unknown`},
 		{[]string{"show", "nope"}, "no database at " + c.db + ": ingest traces first"},
 		{[]string{"report"}, "no database at"},
 		{[]string{"detectors", "nope"}, `no detector named "nope"`},

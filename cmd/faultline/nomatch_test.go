@@ -45,7 +45,9 @@ func TestLsNoMatch(t *testing.T) {
 		want string
 	}{
 		{[]string{"ls", "--model", "sim"}, `no trace has --model "sim"; stored values close to it: sim-alpha, sim-beta, sim-gamma`},
-		{[]string{"ls", "--model", "sim-alpha", "--format", "atif"}, "no trace matches these filters together"},
+		{[]string{"ls", "--model", "sim-alpha", "--trace-format", "atif"}, "no trace matches these filters together"},
+		{[]string{"ls", "--search", "zzzunlikely"}, `no trace matches --search "zzzunlikely"`},
+		{[]string{"ls", "--model", "openai/sim-alpha", "--outcome", "failure"}, "no trace matches these filters together"},
 	} {
 		if _, errOut, code := c.run("", tc.args...); code != exitOK || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q, want %q", tc.args, code, errOut, tc.want)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,22 +13,45 @@ import (
 
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/store/sqlite"
 )
 
-// cohortFlags choose what a cohort report groups by and which annotation
-// sources count; analyze and report share them.
+// cohortFlags choose what a cohort report groups by and the annotation
+// sources that count; analyze and report share them.
 type cohortFlags struct {
-	by      string
-	sources []string
+	by     string
+	filter store.Filter // report takes every filter, analyze --source only
 }
 
-func (f *cohortFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.by, "by", "model", "group by "+strings.Join(analyze.Groupings, ", "))
-	cmd.Flags().StringSliceVar(&f.sources, "source", nil, "count modes from these annotation sources only (detector, judge:MODEL, mad, mad:annotator_1, human, ...)")
+func (f *cohortFlags) register(cmd *cobra.Command, filters ...string) {
+	cmd.Flags().StringVar(&f.by, "by", "model", "group by "+strings.Join(analyze.Groupings, ", ")+" (models by their canonical names)")
+	registerFilters(cmd, &f.filter, filters...)
 }
 
-func (f *cohortFlags) options(ids []string) analyze.ReportOptions {
-	return analyze.ReportOptions{By: f.by, Sources: f.sources, IDs: ids}
+// options are the report's options over the traces ids names (nil: every
+// stored trace), narrowed by the filters: a report on some sources covers
+// the traces they annotated.
+func (a *app) cohortOptions(ctx context.Context, st *sqlite.Store, f *cohortFlags, ids []string) (analyze.ReportOptions, error) {
+	aliases, err := a.modelAliases()
+	if err != nil {
+		return analyze.ReportOptions{}, err
+	}
+	opt := analyze.ReportOptions{By: f.by, Sources: f.filter.Sources, IDs: ids, Aliases: aliases}
+	filter := f.filter
+	filter.Aliases = aliases
+	if ids != nil {
+		filter.Select = &store.Selection{IDs: ids}
+	}
+	if !filtered(filter) {
+		return opt, nil
+	}
+	traces, err := st.List(ctx, filter)
+	if err != nil {
+		return opt, err
+	}
+	opt.IDs = summaryIDs(traces)
+	return opt, nil
 }
 
 func (a *app) reportCommand() *cobra.Command {
@@ -59,8 +83,16 @@ detects and scores first, then prints the same report):
   8. Harness and infrastructure failures (SYS codes), kept out of everything above.
 
 A mode is present on a trace when any selected annotation source marks it present
-(--source selects: a name, or a prefix before ":"). The outcome is each trace's
-primary outcome. Intervals are 95% (Wilson for shares, Student t for means).
+(--source selects: a name, or a prefix before ":"; the report then covers the
+traces they annotated). The outcome is each trace's primary outcome. Intervals are
+95% (Wilson for shares, Student t for means).
+
+Models are grouped by their canonical names: provider and router prefixes are
+stripped (openai/gpt-oss-120b and watsonx/openai/gpt-oss-120b are gpt-oss-120b),
+and the models section of faultline.yaml names others; the report lists the names
+each group merged. The filters are those of ls (--model, --system, --scenario,
+--trace-format, --outcome, --mode, --source, --search, --path), with the same
+meaning: the report covers the traces they keep.
 
 --compare A B sets two groups (models, systems, scenarios: whatever --by names) side
 by side, with a test for every difference, and reports on those two only.
@@ -73,7 +105,8 @@ names (.md, .html, .json) unless --format says otherwise.`,
   faultline report --source judge:gpt-4.1-mini --by model
   faultline report --format html -o report.html
   faultline report -o baseline.json
-  faultline report --compare gpt-oss-120b gemini-3-flash-preview`,
+  faultline report --compare gpt-oss-120b gemini-3-flash-preview
+  faultline report --system itbench-zero --mode FM-3.2 --format md`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case compare && len(args) != 2:
@@ -96,7 +129,10 @@ names (.md, .html, .json) unless --format says otherwise.`,
 				return err
 			}
 			defer st.Close()
-			opt := cf.options(nil)
+			opt, err := a.cohortOptions(ctx, st, &cf, nil)
+			if err != nil {
+				return err
+			}
 			if compare {
 				opt.Compare = args
 			}
@@ -115,7 +151,7 @@ names (.md, .html, .json) unless --format says otherwise.`,
 			return errors.Join(err, f.Close())
 		},
 	}
-	cf.register(cmd)
+	cf.register(cmd, filterNames(filterLimit)...)
 	cmd.Flags().StringVar(&format, "format", "text", "text, md, html or json")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to this file")
 	cmd.Flags().BoolVar(&compare, "compare", false, "compare the two groups given as arguments")

@@ -19,7 +19,7 @@ import (
 // scoreFlags are the settings of ITBench scoring, shared by score and analyze.
 type scoreFlags struct {
 	groundTruth string
-	scenario    string
+	incident    string
 	strictKind  bool
 	namespace   string
 	metric      string
@@ -29,7 +29,8 @@ type scoreFlags struct {
 
 func (f *scoreFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.groundTruth, "ground-truth", "", "ITBench ground truth: a file (ground_truths.json, groundtruth_v1.yaml, groundtruth.yaml) or a directory of them")
-	cmd.Flags().StringVar(&f.scenario, "scenario", "", "score every trace against this incident id (default: the trace's scenario, from its path)")
+	cmd.Flags().StringVar(&f.incident, "incident", "", "score every trace against this incident `ID` of the ground truth (default: each trace's scenario, from its path)")
+	deprecatedAlias(cmd, "scenario", "incident")
 	cmd.Flags().BoolVar(&f.strictKind, "strict-kind", false, "require kinds to agree exactly (by default Pod, Deployment, ReplicaSet and Service of one app are interchangeable)")
 	cmd.Flags().StringVar(&f.namespace, "namespace", "", "score only predictions in this namespace (or with none), as the leaderboard does")
 	cmd.Flags().StringVar(&f.metric, "metric", "recall", "the metric that decides success: precision, recall, f1, their @k forms (recall@3) or chain_f1")
@@ -54,7 +55,7 @@ func (f *scoreFlags) request(extraFiles []string) (*pipeline.ScoreRequest, []str
 	if len(files) == 0 {
 		return nil, nil, nil
 	}
-	set, problems, err := score.LoadFiles(files, f.scenario)
+	set, problems, err := score.LoadFiles(files, f.incident)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ground truth: %w", err)
 	}
@@ -62,7 +63,7 @@ func (f *scoreFlags) request(extraFiles []string) (*pipeline.ScoreRequest, []str
 		return nil, nil, fmt.Errorf("ground truth: %s: no incident found", strings.Join(files, ", "))
 	}
 	return &pipeline.ScoreRequest{
-		GroundTruth: set, Files: files, Scenario: f.scenario, Metric: score.Metric(f.metric), Threshold: f.threshold, DryRun: f.dryRun,
+		GroundTruth: set, Files: files, Scenario: f.incident, Metric: score.Metric(f.metric), Threshold: f.threshold, DryRun: f.dryRun,
 		Options: score.Options{Matcher: score.Matcher{StrictKind: f.strictKind}, Namespace: f.namespace},
 	}, problems, nil
 }
@@ -91,7 +92,7 @@ func (a *app) scoreCommand() *cobra.Command {
 and store the outcome with the trace (source "itbench"). Only runs of ITBench's Zero
 agent are scored (system itbench-zero, the incident read from the run's path
 <scenario>/<trial> or Scenario-N/), never a trace whose id merely equals an incident
-number, unless --scenario names the incident. A run that has a ground truth of its own
+number, unless --incident names the incident. A run that has a ground truth of its own
 beside it (in its directory or an ancestor, such as a simulated cohort's
 ground_truths.json) is held only against that file, and left out when another is given.
 
@@ -146,6 +147,9 @@ other_ground_truth, labels}.`,
 			if err != nil {
 				return err
 			}
+			if filter.Aliases, err = a.modelAliases(); err != nil {
+				return err
+			}
 			for _, p := range problems {
 				fmt.Fprintf(a.stderr, "notice: %s\n", p)
 			}
@@ -180,9 +184,7 @@ other_ground_truth, labels}.`,
 	sf.register(cmd)
 	cmd.Flags().StringVar(&labels, "labels", "", "store outcomes from this CSV or JSON file of trace_id → success/score")
 	cmd.Flags().BoolVar(&sf.dryRun, "dry-run", false, "score and show what would change in the stored outcomes, storing nothing")
-	cmd.Flags().StringVar(&filter.Model, "model", "", "only traces of this model")
-	cmd.Flags().StringVar(&filter.System, "system", "", "only traces of this system")
-	cmd.Flags().StringSliceVar(&filter.Paths, "path", nil, "only traces ingested from these files or directories")
+	registerFilters(cmd, &filter, filterModel, filterSystem, filterPath)
 	cmd.Flags().BoolVar(&details, "details", false, "list every prediction with the ground-truth group it matched")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
@@ -197,7 +199,7 @@ func (a *app) writeScores(out scoreJSON, req *pipeline.ScoreRequest, sf scoreFla
 		return nil
 	}
 	if len(out.Scores) == 0 {
-		fmt.Fprintln(a.stderr, "no ITBench traces to score: ingest some first, or give --scenario for traces without a Scenario-N path")
+		fmt.Fprintln(a.stderr, "no ITBench traces to score: ingest some first, or give --incident for traces without a Scenario-N path")
 		return nil
 	}
 	stored := "outcomes stored"

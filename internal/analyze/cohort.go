@@ -44,6 +44,9 @@ type ReportOptions struct {
 	// those two only.
 	Compare []string
 	Rule    Rule
+	// Aliases names models canonically: a report by model groups the ways
+	// one model is written together. nil applies the built-in rules alone.
+	Aliases store.ModelAliases
 }
 
 // Report is a cohort report: its JSON form is versioned by Schema.
@@ -71,11 +74,15 @@ func (r *Report) HasOutcomes() bool { return r.All != nil && r.All.Succeeded+r.A
 
 // Group holds every figure of the report for one group of traces.
 type Group struct {
-	Name      string `json:"name"`
-	Traces    int    `json:"traces"`
-	Succeeded int    `json:"succeeded"`
-	Failed    int    `json:"failed"`
-	Unknown   int    `json:"unknown"` // no decided outcome
+	Name string `json:"name"`
+	// AlsoWrittenAs lists the names as traces write them that the group's
+	// canonical name merged (openai/gpt-oss-120b in gpt-oss-120b), sorted;
+	// only in a report by model.
+	AlsoWrittenAs []string `json:"also_written_as,omitempty"`
+	Traces        int      `json:"traces"`
+	Succeeded     int      `json:"succeeded"`
+	Failed        int      `json:"failed"`
+	Unknown       int      `json:"unknown"` // no decided outcome
 	// UnknownWhy counts the unknown traces a scorer left undecided, by the
 	// status it recorded ("not a diagnosis", "unreadable answer").
 	UnknownWhy map[string]int `json:"unknown_why,omitempty"`
@@ -307,6 +314,9 @@ type cohort struct {
 	// the last row is the whole cohort.
 	annotated [][]int
 	sources   []string
+	// written lists, by group, the names as written that its canonical
+	// model name merged.
+	written map[string][]string
 }
 
 // CohortLoader is what a cohort report reads from a store: the selection in
@@ -324,7 +334,7 @@ func BuildReport(ctx context.Context, st CohortLoader, opt ReportOptions) (*Repo
 	if opt.By == "" {
 		opt.By = "model"
 	}
-	key, err := groupKey(opt.By)
+	key, err := groupKey(opt.By, opt.Aliases)
 	if err != nil {
 		return nil, err
 	}
@@ -362,6 +372,7 @@ func BuildReport(ctx context.Context, st CohortLoader, opt ReportOptions) (*Repo
 	for g, name := range append(slices.Clone(c.groups), "all") {
 		group := c.group(name, members[g], c.annotated[g], opt.Rule, &tests)
 		if g < len(c.groups) {
+			group.AlsoWrittenAs = c.written[name]
 			r.Groups = append(r.Groups, group)
 		} else {
 			r.All = group
@@ -384,16 +395,26 @@ func BuildReport(ctx context.Context, st CohortLoader, opt ReportOptions) (*Repo
 
 // newCohort reduces the loaded rows to members and groups.
 func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace) string, opt ReportOptions) (*cohort, error) {
-	c := &cohort{members: make([]member, 0, len(data.Traces))}
+	c := &cohort{members: make([]member, 0, len(data.Traces)), written: map[string][]string{}}
 	names := map[string]bool{}
 	for _, t := range data.Traces {
-		names[groupName(key(t))] = true
+		name := groupName(key(t))
+		names[name] = true
+		if opt.By == "model" && t.Model != "" && t.Model != name && !slices.Contains(c.written[name], t.Model) {
+			c.written[name] = append(c.written[name], t.Model)
+		}
+	}
+	for _, w := range c.written {
+		slices.Sort(w)
 	}
 	for name := range names {
 		c.groups = append(c.groups, name)
 	}
 	sort.Strings(c.groups)
 	if opt.Compare != nil {
+		if opt.By == "model" {
+			opt.Compare = []string{groupName(opt.Aliases.Canonical(opt.Compare[0])), groupName(opt.Aliases.Canonical(opt.Compare[1]))}
+		}
 		for _, want := range opt.Compare {
 			if !names[want] {
 				return nil, fmt.Errorf("%w: no %s named %q among these traces; there are: %s", ErrCompare, opt.By, want, strings.Join(c.groups, ", "))
@@ -490,10 +511,19 @@ func groupName(name string) string {
 	return name
 }
 
-func groupKey(by string) (func(store.CohortTrace) string, error) {
+func groupKey(by string, aliases store.ModelAliases) (func(store.CohortTrace) string, error) {
 	switch by {
 	case "model":
-		return func(t store.CohortTrace) string { return t.Model }, nil
+		// Named once per distinct model, not once per trace.
+		canonical := map[string]string{}
+		return func(t store.CohortTrace) string {
+			c, ok := canonical[t.Model]
+			if !ok {
+				c = aliases.Canonical(t.Model)
+				canonical[t.Model] = c
+			}
+			return c
+		}, nil
 	case "system":
 		return func(t store.CohortTrace) string { return t.System }, nil
 	case "scenario":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/internal/store/memory"
@@ -222,5 +223,49 @@ func TestSignificant4(t *testing.T) {
 		if got := significant4(x); got != want {
 			t.Errorf("significant4(%g) = %g, want %g", x, got, want)
 		}
+	}
+}
+
+// TestReportGroupsModelsByCanonicalName: one model written several ways
+// is one group, which lists the names it merged; the alias table merges
+// others; a comparison takes any of a model's names.
+func TestReportGroupsModelsByCanonicalName(t *testing.T) {
+	st := buildStore(t, []cohortSpec{
+		{id: "a", model: "gpt-oss-120b", success: yes},
+		{id: "b", model: "openai/gpt-oss-120b", success: no},
+		{id: "c", model: "watsonx/openai/gpt-oss-120b", success: no},
+		{id: "d", model: "gpt-oss-120b-fp8", success: yes},
+		{id: "e", model: "", success: yes},
+	})
+	tests := []struct {
+		name    string
+		opt     ReportOptions
+		want    string // each group: name, traces, the names merged
+		compare string
+	}{
+		{"built-in rules", ReportOptions{}, "(unknown) 1 []; gpt-oss-120b 3 [openai/gpt-oss-120b watsonx/openai/gpt-oss-120b]; gpt-oss-120b-fp8 1 []", ""},
+		{"alias table", ReportOptions{Aliases: map[string]string{"gpt-oss-120b-fp8": "gpt-oss-120b"}},
+			"(unknown) 1 []; gpt-oss-120b 4 [gpt-oss-120b-fp8 openai/gpt-oss-120b watsonx/openai/gpt-oss-120b]", ""},
+		{"compared under other names", ReportOptions{Compare: []string{"openai/gpt-oss-120b", "gpt-oss-120b-fp8"}},
+			"gpt-oss-120b 3 [openai/gpt-oss-120b watsonx/openai/gpt-oss-120b]; gpt-oss-120b-fp8 1 []", "gpt-oss-120b gpt-oss-120b-fp8"},
+		{"by system: names as written", ReportOptions{By: "system"}, "(unknown) 5 []", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := BuildReport(context.Background(), st, tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, g := range r.Groups {
+				got = append(got, fmt.Sprint(g.Name, " ", g.Traces, " ", g.AlsoWrittenAs))
+			}
+			if s := strings.Join(got, "; "); s != tt.want {
+				t.Errorf("groups %s\nwant %s", s, tt.want)
+			}
+			if tt.compare != "" && (r.Compare == nil || r.Compare.A+" "+r.Compare.B != tt.compare) {
+				t.Errorf("compare %+v, want %s", r.Compare, tt.compare)
+			}
+		})
 	}
 }

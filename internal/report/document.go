@@ -159,11 +159,24 @@ func overviewSection(r *analyze.Report, groups []*analyze.Group, l linker) secti
 	if len(metrics) > 1 {
 		notes = append(notes, "The groups are scored by different metrics, named in each cell: their means do not compare.")
 	}
+	notes = append(notes, mergedNames(groups)...)
 	if len(r.Sources) > 0 {
 		notes = append(notes, "\"by <source>\" is the share of traces a source annotated (any verdict; for the detectors, a run of the detector set).")
 	}
 	s.Blocks = []block{{Table: t, Notes: notes}}
 	return s
+}
+
+// mergedNames says, for each group whose canonical model name merged
+// others, how else its traces write it.
+func mergedNames(groups []*analyze.Group) []string {
+	var notes []string
+	for _, g := range groups {
+		if len(g.AlsoWrittenAs) > 0 {
+			notes = append(notes, fmt.Sprintf("%s is also written as %s.", g.Name, strings.Join(g.AlsoWrittenAs, ", ")))
+		}
+	}
+	return notes
 }
 
 // unknownWhy words why a scorer left traces of the group undecided, ""

@@ -5,23 +5,17 @@ package store
 // a time, so that a page costs the same on a hundred traces as on a hundred
 // thousand.
 type TraceQuery struct {
-	// Model, System, Scenario and Format keep the traces whose field is one
-	// of the values given (the empty string included); nil keeps all.
+	// Model, System, Scenario, Format, Aliases, Outcome, Sources, Modes
+	// and Search select as a Filter's fields of the same names do.
 	Model, System, Scenario, Format []string
-	// Outcome is "success", "failure" or "unknown", of the primary outcome.
-	Outcome string
-	// Sources selects, as MatchSource does, the annotation sources whose
-	// findings Modes and ModeCount look at; empty selects every source.
-	Sources []string
-	// Modes keeps the traces on which a selected source marks every one of
-	// these modes present.
-	Modes []string
+	Aliases                         ModelAliases
+	Outcome                         string
+	Sources                         []string
+	Modes                           []string
+	Search                          string
 	// ModeCount, when set, keeps the traces with exactly that many distinct
 	// MAST modes marked present by the selected sources.
 	ModeCount *int
-	// Search keeps the traces with a step holding these words (see
-	// SearchQuery).
-	Search string
 	// Unlabelled keeps the traces with no finding of this source: the work
 	// left to a labeller.
 	Unlabelled string
@@ -32,6 +26,12 @@ type TraceQuery struct {
 	// trace, or before its first. At most one is set.
 	After, Before string
 	Limit         int // traces per page; 50 when 0
+}
+
+// Filter is the part of the query that selects traces, as a Filter.
+func (q *TraceQuery) Filter() Filter {
+	return Filter{Model: q.Model, System: q.System, Scenario: q.Scenario, Format: q.Format, Aliases: q.Aliases,
+		Outcome: q.Outcome, Sources: q.Sources, Modes: q.Modes, Search: q.Search}
 }
 
 // SortOrders are the orders a TraceQuery can sort by, each paged by an index.

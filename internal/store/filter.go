@@ -7,14 +7,32 @@ import (
 	"github.com/faultline/faultline/trace"
 )
 
-// Filter selects traces. Empty fields match everything.
+// Filter selects traces: the filters every command that selects traces
+// takes (ls, report, export, judge, eval), with the same names and meaning.
+// Empty fields match everything.
 type Filter struct {
-	Model    string
-	Format   string
-	System   string
-	Scenario string
+	// Model, System, Scenario and Format keep the traces whose field is one
+	// of the values given; nil keeps all. A model matches by its canonical
+	// name (see ModelAliases), so that one value selects every way the
+	// model is written.
+	Model, System, Scenario, Format []string
+	// Aliases names models canonically for Model; nil applies the built-in
+	// rules alone.
+	Aliases ModelAliases
 	// Outcome is "success", "failure" or "unknown" (no decided outcome).
 	Outcome string
+	// Sources keeps the traces annotated by one of these annotation sources,
+	// selected as MatchSource selects them: a finding of any verdict, or for
+	// the detectors a run of the detector set (their silence is a verdict).
+	// The findings of these sources alone count for Modes. Empty keeps every
+	// trace and counts every source.
+	Sources []string
+	// Modes keeps the traces on which a selected source marks every one of
+	// these modes (MAST or SYS codes) present.
+	Modes []string
+	// Search keeps the traces with a step holding these words: every word,
+	// or "quoted phrase", in one step; a word ending in * is a prefix.
+	Search string
 	// Paths keeps traces ingested from these files or from files under these directories.
 	Paths []string
 	// Select, when set, keeps only the traces it names (possibly none).

@@ -19,8 +19,9 @@ import (
 type filter struct {
 	Model, System, Scenario, Format string
 	Outcome                         string // success, failure, unknown
-	// Source selects the annotation sources that count, as analyze
-	// --source does: a name, or a prefix such as judge or human.
+	// Source keeps the traces an annotation source annotated and selects
+	// the sources that count, as --source does on the command line: a
+	// name, or a prefix such as judge or human.
 	Source string
 	// Modes must all be present (by Source), ModeCount the number of
 	// distinct MAST modes ("" for any).
@@ -35,6 +36,33 @@ type filter struct {
 
 // fieldNames are the trace fields a filter and a report group take.
 var fieldNames = []string{"model", "system", "scenario", "format"}
+
+// params name the filters in an address as the command line's flags name
+// them (ls --trace-format, --search), with the older names read too: links
+// and forms made before keep working.
+var params = map[string]struct{ name, old string }{
+	"format": {"trace-format", "format"},
+	"search": {"search", "q"},
+}
+
+// param is the name of a filter in an address.
+func param(field string) string {
+	if p, ok := params[field]; ok {
+		return p.name
+	}
+	return field
+}
+
+// get reads a filter from an address under its name, or its older one.
+func get(q url.Values, field string) string {
+	if v := q.Get(param(field)); v != "" {
+		return v
+	}
+	if p, ok := params[field]; ok {
+		return q.Get(p.old)
+	}
+	return ""
+}
 
 func (f *filter) field(name string) *string {
 	switch name {
@@ -51,10 +79,10 @@ func (f *filter) field(name string) *string {
 // parseFilter reads a filter from a request's address.
 func parseFilter(r *http.Request) (filter, error) {
 	q := r.URL.Query()
-	f := filter{Outcome: q.Get("outcome"), Source: q.Get("source"), ModeCount: q.Get("modes"), Search: strings.TrimSpace(q.Get("q")),
+	f := filter{Outcome: q.Get("outcome"), Source: q.Get("source"), ModeCount: q.Get("modes"), Search: strings.TrimSpace(get(q, "search")),
 		Todo: q.Get("todo") != "", Sort: q.Get("sort"), Desc: q.Get("desc") != ""}
 	for _, name := range fieldNames {
-		*f.field(name) = q.Get(name)
+		*f.field(name) = get(q, name)
 	}
 	if f.Outcome != "" && !slices.Contains(store.OutcomeFilters, f.Outcome) {
 		return f, badRequestf("outcome %q: use one of %s", f.Outcome, strings.Join(store.OutcomeFilters, ", "))
@@ -88,12 +116,12 @@ func (f filter) values() url.Values {
 		}
 	}
 	for _, name := range fieldNames {
-		set(name, *f.field(name))
+		set(param(name), *f.field(name))
 	}
 	set("outcome", f.Outcome)
 	set("source", f.Source)
 	set("modes", f.ModeCount)
-	set("q", f.Search)
+	set(param("search"), f.Search)
 	set("sort", f.Sort)
 	if f.Desc {
 		q.Set("desc", "1")

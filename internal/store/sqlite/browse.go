@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
@@ -32,7 +34,7 @@ func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, er
 	if limit <= 0 {
 		limit = 50
 	}
-	where, args, err := queryWhere(&q)
+	where, args, err := s.queryWhere(ctx, &q)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +127,7 @@ func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, er
 
 // Count says how many traces q selects (its cursors and limit aside).
 func (s *Store) Count(ctx context.Context, q store.TraceQuery) (int, error) {
-	where, args, err := queryWhere(&q)
+	where, args, err := s.queryWhere(ctx, &q)
 	if err != nil {
 		return 0, err
 	}
@@ -139,7 +141,7 @@ func (s *Store) Count(ctx context.Context, q store.TraceQuery) (int, error) {
 // IDs returns the ids of every trace q selects (its cursors and limit
 // aside), in id order.
 func (s *Store) IDs(ctx context.Context, q store.TraceQuery) ([]string, error) {
-	where, args, err := queryWhere(&q)
+	where, args, err := s.queryWhere(ctx, &q)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +168,32 @@ func (s *Store) column(ctx context.Context, query string, args ...any) ([]string
 }
 
 // queryWhere turns the query's filters into SQL conditions on traces t.
-func queryWhere(q *store.TraceQuery) ([]string, []any, error) {
+func (s *Store) queryWhere(ctx context.Context, q *store.TraceQuery) ([]string, []any, error) {
+	f := q.Filter()
+	where, args, err := s.filterWhere(ctx, &f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if q.ModeCount != nil {
+		codes := make([]any, len(taxonomy.MAST.Modes))
+		for i, m := range taxonomy.MAST.Modes {
+			codes[i] = m.Code
+		}
+		source, sourceArgs := sourceCondition("f.source", q.Sources)
+		where = append(where, `(SELECT COUNT(DISTINCT f.mode) FROM findings f WHERE f.trace_id = t.id AND +f.verdict = 'present' AND +f.mode IN (`+
+			placeholders(len(codes))+`)`+source+`) = ?`)
+		args = append(append(append(args, codes...), sourceArgs...), *q.ModeCount)
+	}
+	if q.Unlabelled != "" {
+		where = append(where, `NOT EXISTS (SELECT 1 FROM findings f WHERE f.trace_id = t.id AND f.source = ?)`)
+		args = append(args, q.Unlabelled)
+	}
+	return where, args, nil
+}
+
+// filterWhere turns a filter (its selection of traces by id or file and its
+// limit aside) into SQL conditions on traces t.
+func (s *Store) filterWhere(ctx context.Context, f *store.Filter) ([]string, []any, error) {
 	var where []string
 	var args []any
 	in := func(col string, values []string) {
@@ -178,47 +205,63 @@ func queryWhere(q *store.TraceQuery) ([]string, []any, error) {
 			args = append(args, v)
 		}
 	}
-	in("t.model", q.Model)
-	in("t.system", q.System)
-	in("t.scenario", q.Scenario)
-	in("t.format", q.Format)
-	switch q.Outcome {
+	if f.Model != nil {
+		// Every way the models asked for are written: the distinct stored
+		// names are few, and read through the index.
+		stored, err := s.Values(ctx, "model")
+		if err != nil {
+			return nil, nil, err
+		}
+		in("t.model", f.Aliases.Matching(f.Model, stored))
+	}
+	in("t.system", f.System)
+	in("t.scenario", f.Scenario)
+	in("t.format", f.Format)
+	switch f.Outcome {
 	case "":
 	case "success", "failure", "unknown":
 		cond, cargs := primarySuccess()
-		where = append(where, cond+map[string]string{"success": " = 1", "failure": " = 0", "unknown": " IS NULL"}[q.Outcome])
+		where = append(where, cond+map[string]string{"success": " = 1", "failure": " = 0", "unknown": " IS NULL"}[f.Outcome])
 		args = append(args, cargs...)
 	default:
-		return nil, nil, fmt.Errorf("unknown outcome %q: use one of %s", q.Outcome, strings.Join(store.OutcomeFilters, ", "))
+		return nil, nil, fmt.Errorf("unknown outcome %q: use one of %s", f.Outcome, strings.Join(store.OutcomeFilters, ", "))
 	}
 	// The unary + keeps SQLite on the findings' trace index, which covers
 	// mode and verdict: with the index on (mode, verdict) it would read
 	// every finding of the mode for each trace.
-	source, sourceArgs := sourceCondition("f.source", q.Sources)
-	for _, mode := range q.Modes {
+	source, sourceArgs := sourceCondition("f.source", f.Sources)
+	if len(f.Sources) > 0 {
+		annotated := `EXISTS (SELECT 1 FROM findings f WHERE f.trace_id = t.id` + source + `)`
+		if store.MatchSource(detect.Source, f.Sources) {
+			// The detectors' silence on a trace they ran on is a verdict.
+			annotated = "(t.detected_with != '' OR " + annotated + ")"
+		}
+		where = append(where, annotated)
+		args = append(args, sourceArgs...)
+	}
+	for _, mode := range f.Modes {
 		where = append(where, `EXISTS (SELECT 1 FROM findings f WHERE f.trace_id = t.id AND +f.mode = ? AND +f.verdict = 'present'`+source+`)`)
 		args = append(append(args, mode), sourceArgs...)
 	}
-	if q.ModeCount != nil {
-		codes := make([]any, len(taxonomy.MAST.Modes))
-		for i, m := range taxonomy.MAST.Modes {
-			codes[i] = m.Code
-		}
-		where = append(where, `(SELECT COUNT(DISTINCT f.mode) FROM findings f WHERE f.trace_id = t.id AND +f.verdict = 'present' AND +f.mode IN (`+
-			placeholders(len(codes))+`)`+source+`) = ?`)
-		args = append(append(append(args, codes...), sourceArgs...), *q.ModeCount)
-	}
-	if q.Unlabelled != "" {
-		where = append(where, `NOT EXISTS (SELECT 1 FROM findings f WHERE f.trace_id = t.id AND f.source = ?)`)
-		args = append(args, q.Unlabelled)
-	}
-	if q.Search != "" {
-		match, err := SearchQuery(q.Search)
+	if f.Search != "" {
+		match, err := SearchQuery(f.Search)
 		if err != nil {
 			return nil, nil, err
 		}
 		where = append(where, `t.id IN (SELECT k.trace_id FROM trace_keys k WHERE k.key IN (SELECT DISTINCT rowid >> 24 FROM steps_fts WHERE steps_fts MATCH ?))`)
 		args = append(args, match)
+	}
+	if len(f.Paths) > 0 {
+		var ors []string
+		for _, p := range f.Paths {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return nil, nil, fmt.Errorf("path %s: %w", p, err)
+			}
+			ors = append(ors, `t.file = ? OR t.file LIKE ? ESCAPE '\'`)
+			args = append(args, abs, likeEscape(strings.TrimSuffix(abs, string(filepath.Separator)))+string(filepath.Separator)+"%")
+		}
+		where = append(where, "("+strings.Join(ors, " OR ")+")")
 	}
 	return where, args, nil
 }

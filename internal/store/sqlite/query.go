@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,35 +15,12 @@ import (
 
 // List returns the traces matching f, ordered by model, then id.
 func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Summary, error) {
-	var where []string
-	var args []any
-	eq := func(col, v string) {
-		if v != "" {
-			where = append(where, col+" = ?")
-			args = append(args, v)
-		}
+	where, args, err := s.filterWhere(ctx, &f)
+	if err != nil {
+		return nil, err
 	}
-	eq("model", f.Model)
-	eq("format", f.Format)
-	eq("system", f.System)
-	eq("scenario", f.Scenario)
-	if len(f.Paths) > 0 {
-		var ors []string
-		for _, p := range f.Paths {
-			abs, err := filepath.Abs(p)
-			if err != nil {
-				return nil, err
-			}
-			ors = append(ors, `file = ? OR file LIKE ? ESCAPE '\'`)
-			args = append(args, abs, likeEscape(strings.TrimSuffix(abs, string(filepath.Separator)))+string(filepath.Separator)+"%")
-		}
-		where = append(where, "("+strings.Join(ors, " OR ")+")")
-	}
-	q := `SELECT id, file, format, system, model, task, scenario, trial, step_count, source FROM traces`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY model, id"
+	q := `SELECT t.id, t.file, t.format, t.system, t.model, t.task, t.scenario, t.trial, t.step_count, t.source FROM traces t` +
+		whereClause(where) + " ORDER BY t.model, t.id"
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing traces: %w", err)
@@ -62,26 +38,19 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Summary, erro
 		if selected != nil && !selected[sm.ID] && !selected["file\x00"+file] {
 			continue
 		}
+		if f.Limit > 0 && len(out) == f.Limit {
+			break
+		}
 		index[sm.ID] = len(out)
 		out = append(out, sm)
 	}
-	if err := rows.Err(); err != nil {
+	// Closed before the outcomes are read: a limit leaves rows unread, and
+	// a read-only store reads through one connection.
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return nil, err
 	}
 	if err := s.attachOutcomes(ctx, out, index); err != nil {
 		return nil, err
-	}
-	if f.Outcome != "" {
-		kept := out[:0]
-		for _, sm := range out {
-			if store.OutcomeClass(sm.Outcome) == f.Outcome {
-				kept = append(kept, sm)
-			}
-		}
-		out = kept
-	}
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[:f.Limit]
 	}
 	return out, nil
 }

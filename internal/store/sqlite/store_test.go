@@ -321,7 +321,7 @@ func TestListFilters(t *testing.T) {
 		want string
 	}{
 		{"all", store.Filter{}, "a,c,b"},
-		{"model", store.Filter{Model: "m1"}, "a,c"},
+		{"model", store.Filter{Model: []string{"m1"}}, "a,c"},
 		{"success", store.Filter{Outcome: "success"}, "a"},
 		{"failure", store.Filter{Outcome: "failure"}, "b"},
 		{"unknown", store.Filter{Outcome: "unknown"}, "c"},
