@@ -5,6 +5,7 @@ import (
 	"html"
 	"html/template"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/faultline/faultline/internal/analyze"
@@ -268,7 +269,7 @@ func cascadeGraph(g *analyze.Group, l linker) template.HTML {
 			below = max(below, -span)
 		}
 	}
-	const margin, spacing, nodeW, nodeH, rise, end = 20.0, 100.0, 78.0, 34.0, 20.0, 10.0
+	const margin, spacing, nodeW, nodeH, rise = 20.0, 100.0, 78.0, 34.0, 20.0
 	arcHeight := func(span int) float64 { return 14 + rise*float64(span) }
 	baseY := 22 + arcHeight(above) + 12
 	height := baseY + nodeH + 12
@@ -279,13 +280,43 @@ func cascadeGraph(g *analyze.Group, l linker) template.HTML {
 	width := max(2*margin+spacing*float64(len(order)-1)+nodeW, 560)
 	s := newSVG(width, height, "Transitions between modes in the failed traces of "+g.Name)
 	centre := func(m string) float64 { return margin + nodeW/2 + spacing*float64(at[m]) }
-	for _, t := range c.Transitions {
+	// Every arc leaves and enters its nodes at a point of its own: on top,
+	// arcs leave from the right half of a node and enter at the left half;
+	// below, the other way round. Along each half the longest arc takes the
+	// point nearest the middle, so that it encloses the shorter ones
+	// rather than crossing them.
+	type side struct {
+		mode string
+		out  bool
+		back bool
+	}
+	ports := map[side][]int{}
+	for i, t := range c.Transitions {
+		back := at[t.To] < at[t.From]
+		ports[side{t.From, true, back}] = append(ports[side{t.From, true, back}], i)
+		ports[side{t.To, false, back}] = append(ports[side{t.To, false, back}], i)
+	}
+	offset := map[side]map[int]float64{}
+	for sd, arcs := range ports {
+		span := func(i int) int { return abs(at[c.Transitions[i].To] - at[c.Transitions[i].From]) }
+		slices.SortFunc(arcs, func(a, b int) int { return span(b) - span(a) })
+		sign := 1.0 // right of the middle
+		if sd.out == sd.back {
+			sign = -1
+		}
+		offset[sd] = map[int]float64{}
+		for k, i := range arcs {
+			offset[sd][i] = sign * (4 + (float64(k)+0.5)*(nodeW/2-8)/float64(len(arcs)))
+		}
+	}
+	for i, t := range c.Transitions {
 		span := at[t.To] - at[t.From]
-		forward := span > 0
-		x1, x2, y, dir, class := centre(t.From)+end, centre(t.To)-end, baseY, -1.0, "edge"
-		if !forward {
+		back := span < 0
+		x1, x2 := centre(t.From)+offset[side{t.From, true, back}][i], centre(t.To)+offset[side{t.To, false, back}][i]
+		y, dir, class := baseY, -1.0, "edge"
+		if back {
 			span = -span
-			x1, x2, y, dir, class = centre(t.From)-end, centre(t.To)+end, baseY+nodeH, 1, "edge back"
+			y, dir, class = baseY+nodeH, 1, "edge back"
 		}
 		// A cubic curve with both control points at 4/3 of the apex height
 		// peaks at the apex.
@@ -332,6 +363,8 @@ func cascadeGraph(g *analyze.Group, l linker) template.HTML {
 	s.text(margin, height-6, "start", "axis", key+".")
 	return s.html()
 }
+
+func abs(x int) int { return max(x, -x) }
 
 // cascadeOrder orders the modes of a group's cascades so that most
 // transitions, weighted by count, run forward: Eades, Lin and Smyth's

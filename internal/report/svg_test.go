@@ -25,8 +25,9 @@ func floats(t *testing.T, ss []string) []float64 {
 }
 
 // The cascade graph: every transition an arc carrying its count; arcs
-// above the row run left to right and outnumber those below; no two count
-// labels overlap; and the order puts a chain's modes in its order.
+// above the row run left to right and outnumber those below; no two arcs
+// meet a node at the same point and no two count labels overlap; and the
+// order puts a chain's modes in its order.
 func TestCascadeGraph(t *testing.T) {
 	tr := func(from, to string, n int) analyze.Transition {
 		return analyze.Transition{From: from, To: to, Count: n}
@@ -60,7 +61,14 @@ func TestCascadeGraph(t *testing.T) {
 				t.Fatalf("%d arcs for %d transitions:\n%s", len(arcs), len(tt.transitions), svg)
 			}
 			back := 0
+			ends := map[string]bool{} // every arc's two ends, each at a point of its own
 			for i, a := range arcs {
+				for _, p := range []string{a[1] + "," + a[2], a[3] + "," + a[4]} {
+					if ends[p] {
+						t.Errorf("two arcs meet a node at %s", p)
+					}
+					ends[p] = true
+				}
 				v := floats(t, []string{a[1], a[3]})
 				want := fmt.Sprintf("%s → %s: %d cascades", tt.transitions[i].From, tt.transitions[i].To, tt.transitions[i].Count)
 				if a[6] != want {
