@@ -1,12 +1,14 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -228,6 +230,23 @@ func TestWaterfallOfAPage(t *testing.T) {
 	} {
 		if page := b.ok(path); !strings.Contains(page, want) || !strings.Contains(page, `<details class="waterfall">`) {
 			t.Errorf("%s: the waterfall does not say %q, or is open", path, want)
+		}
+	}
+}
+
+// The summary of a trace no source has annotated, the detectors included,
+// does not call it clean.
+func TestSummaryUnannotated(t *testing.T) {
+	st := openStore(t)
+	tr := agentRun("raw", "m", true, "ok")
+	if _, err := ingest.StoreFile(context.Background(), st, ingest.FileInfo{Path: "/raw.jsonl", Hash: "raw", Format: "codex"}, tr); err != nil {
+		t.Fatal(err)
+	}
+	put(t, st, "/checked.jsonl", agentRun("checked", "m", true, "ok"))
+	b := serve(t, Config{Store: st})
+	for id, want := range map[string]string{"raw": "nothing yet: no source has annotated this trace", "checked": "no mode present"} {
+		if page := b.ok("/traces/" + id); !strings.Contains(page, want) {
+			t.Errorf("%s: the summary does not say %q", id, want)
 		}
 	}
 }
