@@ -59,6 +59,13 @@ type Batch struct {
 	// err is why a commit in the background failed: what it held is lost,
 	// and the next call says so.
 	err error
+	// txn numbers the transactions from 1, the open one's last; lost holds
+	// those rolled back or failing to commit. Files are written from
+	// several goroutines at once (ingest.Options.Workers), so a transaction
+	// one file's failure undoes may hold another's traces: that file then
+	// is not recorded as read (see fileSink.Close).
+	txn  int
+	lost map[int]bool
 }
 
 // Batch starts writing in shared transactions (see Batch). Until it is
@@ -151,6 +158,7 @@ func (b *Batch) begin(ctx context.Context) error {
 		return fmt.Errorf("starting a transaction: %w", err)
 	}
 	b.w, b.began, b.traces = newWriter(tx), time.Now(), 0
+	b.txn++
 	b.unindexed = map[int64]bool{}
 	b.timer = time.AfterFunc(batchTime, b.expire)
 	return nil
@@ -194,6 +202,7 @@ func (b *Batch) commit(ctx context.Context) error {
 	}
 	if err != nil {
 		w.tx.Rollback()
+		b.lose()
 		return fmt.Errorf("committing %d traces: %w; they are not stored", traces, err)
 	}
 	return nil
@@ -204,7 +213,16 @@ func (b *Batch) rollback() {
 	if w := b.w; w != nil {
 		b.end()
 		w.tx.Rollback()
+		b.lose()
 	}
+}
+
+// lose records that the last transaction stored nothing.
+func (b *Batch) lose() {
+	if b.lost == nil {
+		b.lost = map[int]bool{}
+	}
+	b.lost[b.txn] = true
 }
 
 // end forgets the open transaction, which the caller commits or rolls back.
@@ -252,6 +270,8 @@ type fileSink struct {
 	// not yet emitted again.
 	previous map[string]bool
 	failed   bool // a trace failed to store: the file is read again next time
+	// txns are the transactions the file's traces were written in.
+	txns []int
 	// unavailable is why a transaction could not begin (the database busy
 	// beyond its timeout, say): Close then records nothing rather than wait
 	// for the lock a second time, and the file is read again next time.
@@ -311,6 +331,9 @@ func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
 		return fmt.Errorf("trace %s: %w", t.ID, err)
 	}
 	b.unindexed[key] = true
+	if n := len(fs.txns); n == 0 || fs.txns[n-1] != b.txn {
+		fs.txns = append(fs.txns, b.txn)
+	}
 	fs.traces++
 	b.traces++
 	return b.due(ctx)
@@ -320,10 +343,16 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 	b := fs.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if ctx.Err() != nil || fs.unavailable != nil {
-		// Interrupted, or the database out of reach: the traces committed so
-		// far stay, whole; the file is not recorded, so it is read again.
+	if ctx.Err() != nil {
+		// Interrupted: the traces committed so far stay, whole; the file is
+		// not recorded, so it is read again.
 		b.rollback()
+		return nil
+	}
+	if fs.unavailable != nil {
+		// The database out of reach: the file is not recorded, so it is
+		// read again. No transaction of its was open when one could not
+		// begin, so there is none of its to undo.
 		return nil
 	}
 	if b.err != nil {
@@ -339,7 +368,8 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 		}
 	}
 	hash := fs.info.Hash
-	if r.Err != nil || r.Errors > 0 || fs.failed {
+	lost := slices.ContainsFunc(fs.txns, func(n int) bool { return b.lost[n] })
+	if r.Err != nil || r.Errors > 0 || fs.failed || lost {
 		hash = "" // never matches, so the file is read (and its problems reported) again
 	}
 	_, err := b.w.exec(ctx, `INSERT INTO files (path, hash, format, size, traces, ingested_at) VALUES (?, ?, ?, ?, ?, ?)
