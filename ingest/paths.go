@@ -116,6 +116,11 @@ type Options struct {
 	// keeps every text whole, at the cost of memory about eleven times the
 	// longest.
 	TextLimit int
+	// Workers is how many files of a directory walk are read at once (1
+	// when 0). With more than one, the sink must be safe for concurrent
+	// use, a file's traces still reach it in order from one goroutine, and
+	// issues are reported, and counted, in the walk's order all the same.
+	Workers int
 }
 
 // Paths ingests files and directories (recursively; hidden directories are
@@ -256,12 +261,86 @@ func (w *walker) dir(ctx context.Context, root string) error {
 	}
 	files = append(files, w.links(root, files, links)...)
 	sort.Strings(files)
-	for _, p := range files {
-		if err := w.file(ctx, p, p, false, ""); err != nil {
-			return err
+	return w.walked(ctx, files)
+}
+
+// walked reads the files of a walk, Options.Workers at a time: one file's
+// decoding and detecting then goes on while another's traces are being
+// written. Each file's issues and counts are held until the files before
+// it are done, so that they come in the walk's order whatever finishes
+// first. After a file that stops the walk (the sink failing, say), the
+// files already started are finished and no more are.
+func (w *walker) walked(ctx context.Context, files []string) error {
+	if w.opts.Workers <= 1 {
+		for _, p := range files {
+			if err := w.file(ctx, p, p, false, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	done := make([]chan walkedFile, len(files))
+	started := 0
+	start := func() {
+		ch := make(chan walkedFile, 1)
+		done[started] = ch
+		go func(p string) { ch <- w.fileApart(ctx, p) }(files[started])
+		started++
+	}
+	for started < min(w.opts.Workers, len(files)) {
+		start()
+	}
+	var stop error
+	for i := range files {
+		if i == started {
+			break
+		}
+		r := <-done[i]
+		w.absorb(r)
+		if stop == nil {
+			stop = r.err
+		}
+		if stop == nil && started < len(files) {
+			start()
 		}
 	}
-	return nil
+	return stop
+}
+
+// walkedFile is what reading one file of a walk came to.
+type walkedFile struct {
+	sum    Summary
+	issues []Issue
+	err    error
+}
+
+// fileApart reads a walked file as w.file does, keeping its issues and
+// counts apart for absorb.
+func (w *walker) fileApart(ctx context.Context, p string) walkedFile {
+	var r walkedFile
+	fw := &walker{sink: w.sink, opts: w.opts, zero: w.zero}
+	fw.opts.Report = func(i Issue) { r.issues = append(r.issues, i) }
+	r.err = fw.file(ctx, p, p, false, "")
+	r.sum = fw.sum
+	return r
+}
+
+// absorb reports a walked file's issues and adds its counts.
+func (w *walker) absorb(r walkedFile) {
+	if w.opts.Report != nil {
+		for _, i := range r.issues {
+			w.opts.Report(i)
+		}
+	}
+	w.sum.Files += r.sum.Files
+	w.sum.Unchanged += r.sum.Unchanged
+	w.sum.Skipped += r.sum.Skipped
+	w.sum.Traces += r.sum.Traces
+	w.sum.Refused += r.sum.Refused
+	w.sum.Errors += r.sum.Errors
+	w.sum.Notices += r.sum.Notices
+	w.sum.SkippedFiles = append(w.sum.SkippedFiles, r.sum.SkippedFiles...)
+	w.sum.UnchangedFiles = append(w.sum.UnchangedFiles, r.sum.UnchangedFiles...)
 }
 
 // links returns the symbolic links met in a walk of root that lead to

@@ -3,9 +3,13 @@ package ingest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/faultline/faultline/internal/itbench"
@@ -13,7 +17,9 @@ import (
 )
 
 // memSink keeps what it receives, skipping files whose hash it has seen.
+// It is safe for concurrent use.
 type memSink struct {
+	mu     sync.Mutex
 	hashes map[string]string
 	traces map[string]*trace.Trace
 }
@@ -23,6 +29,8 @@ func newMemSink() *memSink {
 }
 
 func (m *memSink) File(ctx context.Context, f FileInfo) (FileSink, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.hashes[f.Path] == f.Hash {
 		return nil, nil
 	}
@@ -35,11 +43,15 @@ type memFile struct {
 }
 
 func (f *memFile) Trace(ctx context.Context, t *trace.Trace) error {
+	f.m.mu.Lock()
+	defer f.m.mu.Unlock()
 	f.m.traces[t.ID] = t
 	return nil
 }
 
 func (f *memFile) Close(ctx context.Context, r FileResult) error {
+	f.m.mu.Lock()
+	defer f.m.mu.Unlock()
 	if r.Err == nil && r.Errors == 0 {
 		f.m.hashes[f.info.Path] = f.info.Hash
 	}
@@ -208,5 +220,55 @@ func TestReadAll(t *testing.T) {
 	traces, sum, err := ReadAll(context.Background(), []string{dir}, Options{})
 	if err != nil || sum.Files != 2 || len(traces) != 2 || traces[0].ID != "s1" || traces[1].ID != "s2" {
 		t.Fatalf("traces %d, summary %+v, err %v", len(traces), sum, err)
+	}
+}
+
+// A walk read several files at a time stores the same traces and reports
+// the same issues, in the same order, with the same counts, as one read a
+// file at a time.
+func TestPathsWorkersReadAsOne(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 30 {
+		session := strings.ReplaceAll(codexSample, `"id":"s1"`, fmt.Sprintf(`"id":"s%02d"`, i))
+		switch i % 5 {
+		case 1:
+			session = session[:len(session)-40] // a bad last line
+		case 2:
+			write(t, dir, fmt.Sprintf("run%02d/notes.txt", i), "notes\n")
+		case 3:
+			write(t, dir, fmt.Sprintf("run%02d/empty.jsonl", i), "")
+		}
+		write(t, dir, fmt.Sprintf("run%02d/sessions/rollout.jsonl", i), session)
+	}
+	type result struct {
+		sum    Summary
+		issues []string
+		traces []string
+	}
+	read := func(workers int) result {
+		var r result
+		sink := newMemSink()
+		sum, err := Paths(context.Background(), []string{dir}, sink, Options{
+			Workers: workers,
+			Report:  func(i Issue) { r.issues = append(r.issues, i.Severity.String()+" "+i.String()) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.sum = sum
+		for id := range sink.traces {
+			r.traces = append(r.traces, id)
+		}
+		slices.Sort(r.traces)
+		return r
+	}
+	one := read(1)
+	if one.sum.Traces != 30 || one.sum.Errors == 0 || one.sum.Skipped == 0 {
+		t.Fatalf("the walk read one at a time: %+v", one.sum)
+	}
+	for _, workers := range []int{2, 4} {
+		if got := read(workers); !reflect.DeepEqual(got, one) {
+			t.Errorf("%d workers:\n%+v\none at a time:\n%+v", workers, got, one)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/trace"
@@ -20,9 +21,17 @@ import (
 // several sessions (retries, other models, a remediation run), so the file
 // is attached only where that is certain.
 
+// zeroDirs reads run directories once for the rollouts under them. It
+// keeps the last zeroDirsKept only: a walk reads a directory's files
+// together, and keeping every answer file made memory grow with the number
+// of runs. It is safe for concurrent use.
 type zeroDirs struct {
-	dirs map[string]*zeroDir
+	mu    sync.Mutex
+	dirs  map[string]*zeroDir
+	order []string // the roots in dirs, oldest first
 }
+
+const zeroDirsKept = 64
 
 type zeroDir struct {
 	root      string
@@ -82,11 +91,18 @@ func sessionsParent(path string) string {
 }
 
 func (z *zeroDirs) get(root string) *zeroDir {
+	z.mu.Lock()
+	defer z.mu.Unlock()
 	if d, ok := z.dirs[root]; ok {
 		return d
 	}
 	d := &zeroDir{root: root}
+	if len(z.order) == zeroDirsKept {
+		delete(z.dirs, z.order[0])
+		z.order = z.order[1:]
+	}
 	z.dirs[root] = d
+	z.order = append(z.order, root)
 	if b, err := os.ReadFile(filepath.Join(root, itbench.AnswerFile)); err == nil {
 		d.answer = b
 		d.zero = true

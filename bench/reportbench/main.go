@@ -1,10 +1,11 @@
-// Command reportbench measures how long `faultline report` takes and how
-// much memory it holds on a large cohort. It generates a store of N traces
-// (three models, every trace judged on all 14 MAST modes, detector findings
-// and a scored outcome on each), then runs the faultline binary on it once
-// per format and reports wall and CPU time and the child's peak resident memory,
-// which the kernel keeps for it (getrusage), so the figure is the report's
-// own and not the generator's.
+// Command reportbench measures two faultline binaries, an earlier one and
+// a later one, on the same generated cohort (bench/cohortgen): `faultline
+// report` in each format, the dashboard's first view and the agreement
+// page's first view (each from a fresh `faultline serve`). Each figure is
+// the median of a few rounds, the two binaries taking turns, and is
+// printed beside the other's: wall time, CPU time (on a shared machine the
+// wall clock also counts other processes) and the peak resident memory the
+// kernel kept for the process.
 package main
 
 import (
@@ -12,113 +13,186 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
-	"math/rand/v2"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
-
-	"github.com/faultline/faultline/internal/store/sqlite"
-
-	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/taxonomy"
-	"github.com/faultline/faultline/trace"
 )
 
+// side is one binary with the store it reads (an earlier binary reads a
+// store of its own schema).
+type side struct {
+	name, bin, db string
+}
+
+// figure is one measurement.
+type figure struct {
+	wall, cpu time.Duration
+	rss       float64 // MB
+}
+
 func main() {
-	db := flag.String("db", "", "the store to generate (when absent) and report on")
-	n := flag.Int("traces", 100000, "traces to generate")
-	bin := flag.String("faultline", "", "the faultline binary to measure")
+	before := flag.String("before", "", "the earlier faultline binary")
+	beforeDB := flag.String("before-db", "", "the store the earlier binary reads")
+	after := flag.String("after", "", "the later faultline binary")
+	afterDB := flag.String("after-db", "", "the store the later binary reads")
+	rounds := flag.Int("rounds", 3, "rounds of each measurement (the median is printed)")
+	formats := flag.String("formats", "json,text,md,html", "report formats to time")
+	agreement := flag.String("agreement", "a=judge:bench&b=detector&raters=1", "the agreement page's query; empty to skip it")
 	flag.Parse()
-	if *db == "" || *bin == "" {
-		log.Fatal("-db and -faultline are required")
+	if *before == "" || *after == "" || *beforeDB == "" || *afterDB == "" {
+		log.Fatal("-before, -before-db, -after and -after-db are required")
 	}
-	if _, err := os.Stat(*db); errors.Is(err, os.ErrNotExist) {
-		start := time.Now()
-		findings, err := generate(*db, *n)
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("generated %d traces, %d findings in %.1f s\n", *n, findings, time.Since(start).Seconds())
+	sides := []side{{"before", *before, *beforeDB}, {"after", *after, *afterDB}}
+	type measure struct {
+		name string
+		run  func(side) (figure, error)
 	}
-	for _, format := range []string{"json", "text", "md", "html"} {
-		cmd := exec.Command(*bin, "--db", *db, "report", "--format", format, "-o", os.DevNull)
-		cmd.Stderr = os.Stderr
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			log.Fatalf("%s: %v", format, err)
-		}
-		secs := time.Since(start).Seconds()
-		// CPU time as well as wall time: on a shared machine the wall
-		// clock also counts the time other processes held the cores.
-		cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
-		rss := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024 // KiB on Linux
-		fmt.Printf("report --format %-4s  %6.2f s wall  %6.2f s CPU  peak RSS %6.1f MB\n", format, secs, cpu, rss)
+	var measures []measure
+	for _, format := range strings.Split(*formats, ",") {
+		measures = append(measures, measure{"report --format " + format, func(s side) (figure, error) { return report(s, format) }})
 	}
-}
-
-// model is a simulated agent: how often it succeeds and how likely each
-// mode is in its failed and its successful runs.
-type model struct {
-	name              string
-	success           float64
-	failed, succeeded float64 // base probability of a mode
-}
-
-var models = []model{
-	{"sim-strong", 0.75, 0.18, 0.06},
-	{"sim-middling", 0.3, 0.33, 0.12},
-	{"sim-weak", 0.12, 0.38, 0.15},
-}
-
-// generate writes n traces, each with one step (the report never reads
-// steps, and findings cite steps up to 60 without the store checking),
-// 14 judge verdicts, detector findings and an outcome.
-func generate(path string, n int) (findings int, err error) {
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, path)
-	if err != nil {
-		return 0, err
+	measures = append(measures, measure{"dashboard, first view", func(s side) (figure, error) { return page(s, "/") }})
+	if *agreement != "" {
+		measures = append(measures, measure{"agreement, first view", func(s side) (figure, error) { return page(s, "/agreement?"+*agreement) }})
 	}
-	defer st.Close()
-	fs, err := st.File(ctx, ingest.FileInfo{Path: "/bench/cohort.jsonl", Hash: "bench", Format: "codex"})
-	if err != nil {
-		return 0, err
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range n {
-		m := models[i%len(models)]
-		success := r.Float64() < m.success
-		score := 0.0
-		if success {
-			score = 1
-		}
-		tr := &trace.Trace{ID: fmt.Sprintf("bench-%07d", i), Format: "codex", Model: m.name, Scenario: fmt.Sprint(1 + i%35), Trial: fmt.Sprint(1 + i/105%3), DetectedWith: "bench"}
-		tr.Append(trace.Step{Kind: trace.KindMessage, Role: "user", Text: "Diagnose the incident."})
-		tr.Outcomes = []trace.Outcome{{Source: "itbench", Metric: "root_cause_recall", Score: &score, Success: &success}}
-		for k, mode := range taxonomy.MAST.Modes {
-			p := m.succeeded
-			if !success {
-				p = m.failed
-			}
-			// Later modes in the taxonomy are a little more common, so the
-			// modes differ from one another.
-			present := r.Float64() < p*(0.6+0.06*float64(k))
-			f := trace.Finding{Mode: mode.Code, Source: "judge:bench", Verdict: trace.Absent, Taxonomy: taxonomy.Version}
-			if present {
-				f.Verdict = trace.Present
-				f.Steps = []int{r.IntN(60)}
-				if k%3 == 0 {
-					tr.Findings = append(tr.Findings, trace.Finding{Mode: mode.Code, Source: "detector", Detector: "bench", Verdict: trace.Present, Steps: []int{r.IntN(60)}})
+	for _, m := range measures {
+		figures := make([][]figure, len(sides))
+		for range *rounds {
+			for i, s := range sides {
+				f, err := m.run(s)
+				if err != nil {
+					log.Fatalf("%s, %s: %v", m.name, s.name, err)
 				}
+				figures[i] = append(figures[i], f)
 			}
-			tr.Findings = append(tr.Findings, f)
 		}
-		findings += len(tr.Findings)
-		if err := fs.Trace(ctx, tr); err != nil {
-			return 0, err
+		for i, s := range sides {
+			f := median(figures[i])
+			fmt.Printf("%-24s %-6s %8.2f s wall %8.2f s CPU  peak RSS %7.1f MB\n", m.name, s.name, f.wall.Seconds(), f.cpu.Seconds(), f.rss)
 		}
 	}
-	return findings, fs.Close(ctx, ingest.FileResult{})
+}
+
+// report times `faultline report` writing to /dev/null.
+func report(s side, format string) (figure, error) {
+	cmd := exec.Command(s.bin, "--db", s.db, "report", "--format", format, "-o", os.DevNull)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return figure{}, err
+	}
+	u := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return figure{
+		wall: time.Since(start),
+		cpu:  cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
+		rss:  float64(u.Maxrss) / 1024, // KiB on Linux
+	}, nil
+}
+
+// page starts `faultline serve` on a free loopback port, waits until it
+// answers, then times one request of path: the first view, which builds
+// what the server keeps for later ones. CPU time and peak memory are the
+// server's, from /proc, up to the end of the request.
+func page(s side, path string) (figure, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return figure{}, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(s.bin, "--db", s.db, "serve", "--addr", addr)
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return figure{}, err
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if ctx.Err() != nil {
+			return figure{}, errors.New("serve did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cpu0, _, err := usage(cmd.Process.Pid)
+	if err != nil {
+		return figure{}, err
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+addr+path, nil)
+	if err != nil {
+		return figure{}, err
+	}
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return figure{}, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	wall := time.Since(start)
+	if err != nil {
+		return figure{}, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return figure{}, fmt.Errorf("GET %s: %s", path, resp.Status)
+	}
+	cpu1, rss, err := usage(cmd.Process.Pid)
+	return figure{wall: wall, cpu: cpu1 - cpu0, rss: rss}, err
+}
+
+// usage reads a process's CPU time so far and its peak resident memory.
+func usage(pid int) (time.Duration, float64, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	// The fields after the command's closing parenthesis; utime and stime
+	// are the 14th and 15th of the line, in clock ticks (100 a second).
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	var kb float64
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ = strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+		}
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, kb / 1024, nil
+}
+
+// median takes the median of each of the figures' measures.
+func median(fs []figure) figure {
+	mid := func(v func(figure) float64) float64 {
+		vs := make([]float64, len(fs))
+		for i, f := range fs {
+			vs[i] = v(f)
+		}
+		slices.Sort(vs)
+		return vs[len(vs)/2]
+	}
+	return figure{
+		wall: time.Duration(mid(func(f figure) float64 { return float64(f.wall) })),
+		cpu:  time.Duration(mid(func(f figure) float64 { return float64(f.cpu) })),
+		rss:  mid(func(f figure) float64 { return f.rss }),
+	}
 }

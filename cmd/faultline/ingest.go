@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/internal/report"
@@ -143,10 +145,14 @@ func (a *app) ingest(ctx context.Context, st *sqlite.Store, paths []string, flag
 		}
 		printer.print(i)
 	}
-	sum, err := ingest.Paths(ctx, paths, sink, ingest.Options{Report: report, Stdin: a.stdin, TextLimit: flags.textLimit()})
+	// Two files at a time: one decoded and checked while the other's
+	// traces are written.
+	opts := ingest.Options{Report: report, Stdin: a.stdin, TextLimit: flags.textLimit(), Workers: 2}
+	sum, err := ingest.Paths(ctx, paths, sink, opts)
 	if cerr := batch.Close(ctx); err == nil {
 		err = cerr
 	}
+	slices.Sort(res.TraceIDs) // files finish in any order
 	printer.flush()
 	res.summary = sum
 	res.Files, res.Unchanged, res.Skipped, res.Traces, res.Refused, res.Errors, res.Notices = sum.Files, sum.Unchanged, sum.Skipped, sum.Traces, sum.Refused, sum.Errors, sum.Notices
@@ -177,8 +183,10 @@ func (r *ingestResult) line() string {
 
 // recordingSink notes the id of every trace stored, and tells how to store
 // one the store refused for its fewer steps.
+// It is safe for concurrent use, as ingest.Options.Workers needs.
 type recordingSink struct {
 	next ingest.Sink
+	mu   sync.Mutex
 	ids  *[]string
 }
 
@@ -187,12 +195,12 @@ func (r *recordingSink) File(ctx context.Context, f ingest.FileInfo) (ingest.Fil
 	if fs == nil || err != nil {
 		return fs, err
 	}
-	return &recordingFile{FileSink: fs, ids: r.ids}, nil
+	return &recordingFile{FileSink: fs, sink: r}, nil
 }
 
 type recordingFile struct {
 	ingest.FileSink
-	ids     *[]string
+	sink    *recordingSink
 	pending []string
 }
 
@@ -211,6 +219,8 @@ func (r *recordingFile) Close(ctx context.Context, res ingest.FileResult) error 
 	if err := r.FileSink.Close(ctx, res); err != nil {
 		return err
 	}
-	*r.ids = append(*r.ids, r.pending...)
+	r.sink.mu.Lock()
+	defer r.sink.mu.Unlock()
+	*r.sink.ids = append(*r.sink.ids, r.pending...)
 	return nil
 }

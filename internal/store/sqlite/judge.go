@@ -79,7 +79,7 @@ func (s *Store) PutJudgement(ctx context.Context, r store.JudgeRecord, findings 
 	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE trace_id = ? AND source = ?`, r.Trace, r.Source); err != nil {
 		return fmt.Errorf("trace %s: %w", r.Trace, err)
 	}
-	w := newWriter(tx)
+	w := s.newWriter(tx)
 	defer w.close()
 	if err := w.putFindings(ctx, r.Trace, findings); err != nil {
 		return err

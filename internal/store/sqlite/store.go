@@ -27,6 +27,9 @@ import (
 // Store is an open database.
 type Store struct {
 	db *sql.DB
+	// shared holds the statements of trace writes, prepared once (see
+	// sharedQueries).
+	shared map[string]*sql.Stmt
 	// commits counts the write transactions this Store has committed (see
 	// Revision).
 	commits atomic.Int64
@@ -69,7 +72,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	shared, err := prepareShared(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Store{db: db, shared: shared}, nil
 }
 
 // connect opens the one connection, applying the pragmas. Switching a new
@@ -97,7 +105,10 @@ func connect(ctx context.Context, db *sql.DB) error {
 const sqliteBusy = 5
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	closeAll(s.shared)
+	return s.db.Close()
+}
 
 // commit commits a write transaction and counts it.
 func (s *Store) commit(tx *sql.Tx) error {
@@ -150,7 +161,7 @@ func (s *Store) ReplaceFindings(ctx context.Context, traceID, source string, fin
 	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE trace_id = ? AND source = ?`, traceID, source); err != nil {
 		return fmt.Errorf("trace %s: %w", traceID, err)
 	}
-	w := newWriter(tx)
+	w := s.newWriter(tx)
 	defer w.close()
 	if err := w.putFindings(ctx, traceID, findings); err != nil {
 		return err
@@ -170,7 +181,7 @@ func (s *Store) PutOutcome(ctx context.Context, traceID string, o trace.Outcome)
 		return err
 	}
 	defer tx.Rollback()
-	w := newWriter(tx)
+	w := s.newWriter(tx)
 	defer w.close()
 	if err := w.putOutcome(ctx, traceID, o); err != nil {
 		return err

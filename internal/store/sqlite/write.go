@@ -59,6 +59,13 @@ type Batch struct {
 	// err is why a commit in the background failed: what it held is lost,
 	// and the next call says so.
 	err error
+	// txn numbers the transactions from 1, the open one's last; lost holds
+	// those rolled back or failing to commit. Files are written from
+	// several goroutines at once (ingest.Options.Workers), so a transaction
+	// one file's failure undoes may hold another's traces: that file then
+	// is not recorded as read (see fileSink.Close).
+	txn  int
+	lost map[int]bool
 }
 
 // Batch starts writing in shared transactions (see Batch). Until it is
@@ -150,7 +157,8 @@ func (b *Batch) begin(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("starting a transaction: %w", err)
 	}
-	b.w, b.began, b.traces = newWriter(tx), time.Now(), 0
+	b.w, b.began, b.traces = b.s.newWriter(tx), time.Now(), 0
+	b.txn++
 	b.unindexed = map[int64]bool{}
 	b.timer = time.AfterFunc(batchTime, b.expire)
 	return nil
@@ -194,6 +202,7 @@ func (b *Batch) commit(ctx context.Context) error {
 	}
 	if err != nil {
 		w.tx.Rollback()
+		b.lose()
 		return fmt.Errorf("committing %d traces: %w; they are not stored", traces, err)
 	}
 	return nil
@@ -204,7 +213,16 @@ func (b *Batch) rollback() {
 	if w := b.w; w != nil {
 		b.end()
 		w.tx.Rollback()
+		b.lose()
 	}
+}
+
+// lose records that the last transaction stored nothing.
+func (b *Batch) lose() {
+	if b.lost == nil {
+		b.lost = map[int]bool{}
+	}
+	b.lost[b.txn] = true
 }
 
 // end forgets the open transaction, which the caller commits or rolls back.
@@ -252,6 +270,8 @@ type fileSink struct {
 	// not yet emitted again.
 	previous map[string]bool
 	failed   bool // a trace failed to store: the file is read again next time
+	// txns are the transactions the file's traces were written in.
+	txns []int
 	// unavailable is why a transaction could not begin (the database busy
 	// beyond its timeout, say): Close then records nothing rather than wait
 	// for the lock a second time, and the file is read again next time.
@@ -295,7 +315,7 @@ func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
 	}
 	// A trace is stored whole or not at all: what a failed insert left is
 	// rolled back to the savepoint, and the file's other traces go on.
-	if _, err := b.w.exec(ctx, `SAVEPOINT trace`); err != nil {
+	if _, err := b.w.exec(ctx, querySavepoint); err != nil {
 		return fmt.Errorf("trace %s: %w", t.ID, err)
 	}
 	key, err := b.w.putTrace(ctx, fs.info.Path, t, stored >= 0)
@@ -307,10 +327,13 @@ func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
 		}
 		return fmt.Errorf("%w; the trace is not stored", err)
 	}
-	if _, err := b.w.exec(ctx, `RELEASE trace`); err != nil {
+	if _, err := b.w.exec(ctx, queryRelease); err != nil {
 		return fmt.Errorf("trace %s: %w", t.ID, err)
 	}
 	b.unindexed[key] = true
+	if n := len(fs.txns); n == 0 || fs.txns[n-1] != b.txn {
+		fs.txns = append(fs.txns, b.txn)
+	}
 	fs.traces++
 	b.traces++
 	return b.due(ctx)
@@ -320,10 +343,16 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 	b := fs.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if ctx.Err() != nil || fs.unavailable != nil {
-		// Interrupted, or the database out of reach: the traces committed so
-		// far stay, whole; the file is not recorded, so it is read again.
+	if ctx.Err() != nil {
+		// Interrupted: the traces committed so far stay, whole; the file is
+		// not recorded, so it is read again.
 		b.rollback()
+		return nil
+	}
+	if fs.unavailable != nil {
+		// The database out of reach: the file is not recorded, so it is
+		// read again. No transaction of its was open when one could not
+		// begin, so there is none of its to undo.
 		return nil
 	}
 	if b.err != nil {
@@ -339,11 +368,11 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 		}
 	}
 	hash := fs.info.Hash
-	if r.Err != nil || r.Errors > 0 || fs.failed {
+	lost := slices.ContainsFunc(fs.txns, func(n int) bool { return b.lost[n] })
+	if r.Err != nil || r.Errors > 0 || fs.failed || lost {
 		hash = "" // never matches, so the file is read (and its problems reported) again
 	}
-	_, err := b.w.exec(ctx, `INSERT INTO files (path, hash, format, size, traces, ingested_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, format = excluded.format, size = excluded.size, traces = excluded.traces, ingested_at = excluded.ingested_at`,
+	_, err := b.w.exec(ctx, queryRecordFile,
 		fs.info.Path, hash, fs.info.Format, fs.info.Size, fs.traces, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		b.rollback()
@@ -355,24 +384,75 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 	return b.due(ctx)
 }
 
+// The statements of every trace write. Open prepares them once for the
+// database and a transaction takes them from there (sql.Tx.StmtContext
+// reuses a statement already prepared on its connection): preparing them
+// anew in every transaction was a sixth of the receiver's time, where each
+// trace is a transaction of its own.
+const (
+	queryStoredSteps = `SELECT step_count, file FROM traces WHERE id = ?`
+	queryTraceKey    = `SELECT key FROM trace_keys WHERE trace_id = ?`
+	querySavepoint   = `SAVEPOINT trace`
+	queryRelease     = `RELEASE trace`
+	queryInsertTrace = `INSERT INTO traces (id, file, format, source, system, model, task, scenario, trial, started, ended, step_count, usage, meta, diagnosis_source, diagnosis, detected_with)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	queryInsertStep = `INSERT INTO step_rows (rowid, kind, role, agent, tool, call_id, pair, exit_code, is_error, time, tokens, type, span_id, text, args)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	queryInsertFinding = `INSERT INTO findings (trace_id, source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	queryInsertOutcome = `INSERT INTO outcomes (trace_id, source, metric, score, success, detail) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (trace_id, source) DO UPDATE SET metric = excluded.metric, score = excluded.score, success = excluded.success, detail = excluded.detail`
+	queryRecordFile = `INSERT INTO files (path, hash, format, size, traces, ingested_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, format = excluded.format, size = excluded.size, traces = excluded.traces, ingested_at = excluded.ingested_at`
+)
+
+var sharedQueries = []string{queryStoredSteps, queryTraceKey, querySavepoint, queryRelease,
+	queryInsertTrace, queryInsertStep, queryInsertFinding, queryInsertOutcome, queryRecordFile}
+
+// prepareShared prepares sharedQueries for db.
+func prepareShared(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
+	shared := map[string]*sql.Stmt{}
+	for _, q := range sharedQueries {
+		st, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			closeAll(shared)
+			return nil, fmt.Errorf("preparing %q: %w", q, err)
+		}
+		shared[q] = st
+	}
+	return shared, nil
+}
+
+func closeAll(stmts map[string]*sql.Stmt) {
+	for _, st := range stmts {
+		st.Close()
+	}
+}
+
 // writer writes through one transaction, preparing each statement the
-// first time the transaction runs it.
+// first time the transaction runs it, or taking it from shared.
 type writer struct {
-	tx    *sql.Tx
-	stmts map[string]*sql.Stmt
+	tx     *sql.Tx
+	shared map[string]*sql.Stmt
+	stmts  map[string]*sql.Stmt
 	// kept says the temporary tables that a replaced trace's additions wait
 	// in exist.
 	kept bool
 }
 
-func newWriter(tx *sql.Tx) *writer { return &writer{tx: tx, stmts: map[string]*sql.Stmt{}} }
+func (s *Store) newWriter(tx *sql.Tx) *writer {
+	return &writer{tx: tx, shared: s.shared, stmts: map[string]*sql.Stmt{}}
+}
 
 func (w *writer) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st := w.stmts[query]; st != nil {
 		return st, nil
 	}
-	st, err := w.tx.PrepareContext(ctx, query)
-	if err != nil {
+	var st *sql.Stmt
+	var err error
+	if shared := w.shared[query]; shared != nil {
+		st = w.tx.StmtContext(ctx, shared)
+	} else if st, err = w.tx.PrepareContext(ctx, query); err != nil {
 		return nil, err
 	}
 	w.stmts[query] = st
@@ -396,11 +476,7 @@ func (w *writer) queryRow(ctx context.Context, query string, args ...any) *sql.R
 	return st.QueryRowContext(ctx, args...)
 }
 
-func (w *writer) close() {
-	for _, st := range w.stmts {
-		st.Close()
-	}
-}
+func (w *writer) close() { closeAll(w.stmts) }
 
 // storedSteps returns how many steps the trace stored under id has, and the
 // file it came from; -1 when none is stored. It reads the stored step
@@ -408,7 +484,7 @@ func (w *writer) close() {
 func (w *writer) storedSteps(ctx context.Context, id string) (int, string, error) {
 	var stored int
 	var from string
-	err := w.queryRow(ctx, `SELECT step_count, file FROM traces WHERE id = ?`, id).Scan(&stored, &from)
+	err := w.queryRow(ctx, queryStoredSteps, id).Scan(&stored, &from)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return -1, "", nil
@@ -438,8 +514,7 @@ func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace, repl
 	if t.Diagnosis != nil {
 		diagSource, diagBody = t.Diagnosis.Source, sql.NullString{String: t.Diagnosis.Body, Valid: true}
 	}
-	_, err := w.exec(ctx, `INSERT INTO traces (id, file, format, source, system, model, task, scenario, trial, started, ended, step_count, usage, meta, diagnosis_source, diagnosis, detected_with)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := w.exec(ctx, queryInsertTrace,
 		t.ID, file, t.Format, t.Source, t.System, t.Model, t.Task, t.Scenario, t.Trial,
 		timeText(t.Started), timeText(t.Ended), len(t.Steps), jsonText(t.Usage), jsonText(t.Meta), diagSource, diagBody, t.DetectedWith)
 	if err != nil {
@@ -447,7 +522,7 @@ func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace, repl
 	}
 	// The key the insert gave the trace (migration 0004's trigger).
 	var key int64
-	if err := w.queryRow(ctx, `SELECT key FROM trace_keys WHERE trace_id = ?`, t.ID).Scan(&key); err != nil {
+	if err := w.queryRow(ctx, queryTraceKey, t.ID).Scan(&key); err != nil {
 		return 0, fmt.Errorf("trace %s: reading its key: %w", t.ID, err)
 	}
 	for i := range t.Steps {
@@ -455,8 +530,7 @@ func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace, repl
 		if st.Index < 0 || st.Index >= maxSteps {
 			return 0, fmt.Errorf("trace %s: step index %d is out of range (a trace has at most %d steps)", t.ID, st.Index, maxSteps)
 		}
-		_, err := w.exec(ctx, `INSERT INTO step_rows (rowid, kind, role, agent, tool, call_id, pair, exit_code, is_error, time, tokens, type, span_id, text, args)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := w.exec(ctx, queryInsertStep,
 			key<<stepBits|int64(st.Index), string(st.Kind), st.Role, st.Agent, st.Tool, st.CallID,
 			nullInt(st.Pair), nullInt(st.ExitCode), st.IsError, timeText(st.Time), st.Tokens, st.Type, st.SpanID, st.Text, st.Args)
 		if err != nil {
@@ -530,8 +604,7 @@ func (w *writer) putFindings(ctx context.Context, traceID string, findings []tra
 		if steps == nil {
 			steps = []int{}
 		}
-		_, err := w.exec(ctx, `INSERT INTO findings (trace_id, source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := w.exec(ctx, queryInsertFinding,
 			traceID, f.Source, f.Mode, string(f.Verdict), f.Detector, jsonText(steps), f.Quote,
 			f.Confidence, f.Explanation, f.Taxonomy, f.RawLabel)
 		if err != nil {
@@ -550,8 +623,7 @@ func (w *writer) putOutcome(ctx context.Context, traceID string, o trace.Outcome
 	if o.Score != nil {
 		score = sql.NullFloat64{Float64: *o.Score, Valid: true}
 	}
-	_, err := w.exec(ctx, `INSERT INTO outcomes (trace_id, source, metric, score, success, detail) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (trace_id, source) DO UPDATE SET metric = excluded.metric, score = excluded.score, success = excluded.success, detail = excluded.detail`,
+	_, err := w.exec(ctx, queryInsertOutcome,
 		traceID, o.Source, o.Metric, score, success, o.Detail)
 	if err != nil {
 		return fmt.Errorf("trace %s outcome %s: %w", traceID, o.Source, err)

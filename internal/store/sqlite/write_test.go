@@ -72,3 +72,35 @@ func TestInterruptedBatchLosesOnlyItsOpenTransaction(t *testing.T) {
 		t.Fatal("the interrupted file was recorded and not read again")
 	}
 }
+
+// Files written through one Batch from several goroutines at once, as a
+// walk with workers writes them, are all stored and recorded.
+func TestBatchTakesFilesFromSeveralGoroutines(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	b := st.Batch()
+	errs := make(chan error, 3)
+	for g := range 3 {
+		go func() {
+			for i := range 20 {
+				id := fmt.Sprintf("g%d-%02d", g, i)
+				if _, err := ingest.StoreFile(ctx, b, ingest.FileInfo{Path: id + ".jsonl", Hash: "h", Format: "codex"}, sample(id, "m", nil)); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.Count(ctx, store.TraceQuery{}); err != nil || n != 60 {
+		t.Fatalf("stored %d traces (%v), want 60", n, err)
+	}
+}
