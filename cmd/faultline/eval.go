@@ -309,7 +309,7 @@ func (a *app) narrowLabels(cmd *cobra.Command, st *sqlite.Store, f store.Filter,
 		return nil, err
 	}
 	if len(kept) == 0 {
-		return nil, fmt.Errorf("the filters keep none of the %d labelled traces", len(traces))
+		return nil, fmt.Errorf("the filters keep none of the %d traces to compare on", len(traces))
 	}
 	keep := make(map[string]bool, len(kept))
 	for _, t := range kept {

@@ -70,7 +70,7 @@ var filterFlags = []filterFlag{
 		func(f *store.Filter, v string) error { f.Sources = append(f.Sources, v); return nil }},
 	{filterSearch, "only traces with a step holding these `WORDS` (every word in one step, any order; \"a phrase\"; prefix*)", false,
 		func(f *store.Filter, v string) error { f.Search = v; return nil }},
-	{filterPath, "only traces ingested from these files or from files under these directories", true,
+	{filterPath, "only traces ingested from the file `PATH`, or from files under it when it is a directory", true,
 		func(f *store.Filter, v string) error { f.Paths = append(f.Paths, v); return nil }},
 	{filterLimit, "at most `N` traces", false,
 		func(f *store.Filter, v string) error {

@@ -308,3 +308,32 @@ func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return strings.NewReplacer(`","`, " ", `["`, "[", `"]`, "]").Replace(string(b))
 }
+
+// TestEvalFilters: eval compares on the labelled traces the filters keep.
+func TestEvalFilters(t *testing.T) {
+	c := filterCLI(t)
+	for _, tt := range []struct {
+		args   []string
+		traces int
+	}{
+		{nil, 2},
+		{[]string{"--outcome", "failure"}, 1},
+		{[]string{"--model", "watsonx/gpt-oss-120b", "--search", "nothing"}, 1},
+	} {
+		out, errOut, code := c.run("", append([]string{"eval", "--labels", "judge:x", "--json", "--bootstrap", "0"}, tt.args...)...)
+		var res struct {
+			Agreement struct {
+				Labels struct{ Traces int }
+			}
+		}
+		if code != exitFailure && json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, errOut)
+		}
+		if res.Agreement.Labels.Traces != tt.traces {
+			t.Errorf("%v: labels on %d traces, want %d (%s)", tt.args, res.Agreement.Labels.Traces, tt.traces, errOut)
+		}
+	}
+	if _, errOut, code := c.run("", "eval", "--labels", "judge:x", "--trace-format", "inspect"); code != exitFailure || !strings.Contains(errOut, "the filters keep none of the 4 traces") {
+		t.Errorf("nothing kept: exit %d, %s", code, errOut)
+	}
+}

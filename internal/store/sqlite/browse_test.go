@@ -80,6 +80,9 @@ func TestBrowseFilters(t *testing.T) {
 		{"two distinct modes", store.TraceQuery{ModeCount: &two}, "t00 t06 t12 t18"},
 		{"no mode", store.TraceQuery{ModeCount: &zero, Outcome: "unknown"}, "t07 t11 t19"},
 		{"unlabelled", store.TraceQuery{Unlabelled: "judge:x", Model: []string{"m1"}}, "t03 t09 t15 t21"},
+		{"annotated by a source", store.TraceQuery{Sources: []string{"human"}}, "t00 t03 t06 t09 t12 t15 t18 t21"},
+		{"model under a provider's name", store.TraceQuery{Model: []string{"openai/m2"}}, "t01 t04 t07 t10 t13 t16 t19 t22"},
+		{"model by the alias table", store.TraceQuery{Model: []string{"big"}, Aliases: store.ModelAliases{"m1": "big"}}, "t00 t03 t06 t09 t12 t15 t18 t21"},
 		{"search", store.TraceQuery{Search: "trace 17"}, "t17"},
 		{"search a word of later steps", store.TraceQuery{Search: `"step 4"`}, "t04 t09 t14 t19"},
 	}
