@@ -267,6 +267,9 @@ type modeSpread struct {
 	High, Low         share
 	HighName, LowName string
 	HighLink          string // the traces of the first group with the mode
+	// Ties counts the other modes whose spread is as large: the first in
+	// taxonomy order is shown.
+	Ties int
 }
 
 // Points is the difference between the two shares, in percentage points.
@@ -324,8 +327,12 @@ func headlineOf(r *analyze.Report, link report.LinkFunc) headline {
 				s.Low, s.LowName = p, g.Name
 			}
 		}
-		if s.Points() > 0 && (h.Spread == nil || s.Points() > h.Spread.Points()) {
+		switch {
+		case s.Points() == 0:
+		case h.Spread == nil || s.Points() > h.Spread.Points():
 			h.Spread = &s
+		case s.Points() == h.Spread.Points():
+			h.Spread.Ties++
 		}
 	}
 	if h.Spread == nil {

@@ -28,6 +28,7 @@ func TestHeadline(t *testing.T) {
 		spread, noSpread string // the mode, or words of why none
 		high, low        string
 		points           float64
+		ties             int // other modes as far apart
 	}{
 		{
 			name: "the fatal mode in most failures; the widest gap",
@@ -62,7 +63,7 @@ func TestHeadline(t *testing.T) {
 				group("b", 10, 5, 5),
 			},
 			all:     group("all", 20, 10, 10, mode("FM-1.1", analyze.Inconclusive, p(5, 20), p(3, 10)), mode("FM-2.2", analyze.NonFatal, p(5, 20), p(3, 10))),
-			noFatal: "no mode is significantly more common", spread: "FM-1.1", high: "a", low: "b", points: 50,
+			noFatal: "no mode is significantly more common", spread: "FM-1.1", high: "a", low: "b", points: 50, ties: 1,
 		},
 	}
 	for _, tt := range tests {
@@ -79,8 +80,8 @@ func TestHeadline(t *testing.T) {
 			}
 			switch {
 			case tt.spread != "":
-				if s := h.Spread; s == nil || s.Mode != tt.spread || s.HighName != tt.high || s.LowName != tt.low || s.Points() != tt.points {
-					t.Errorf("spread %+v, want %s from %s to %s, %v points", s, tt.spread, tt.high, tt.low, tt.points)
+				if s := h.Spread; s == nil || s.Mode != tt.spread || s.HighName != tt.high || s.LowName != tt.low || s.Points() != tt.points || s.Ties != tt.ties {
+					t.Errorf("spread %+v, want %s from %s to %s, %v points, %d ties", s, tt.spread, tt.high, tt.low, tt.points, tt.ties)
 				}
 			case h.Spread != nil || !strings.Contains(h.NoSpread, tt.noSpread):
 				t.Errorf("spread %+v, %q; want none, saying %q", h.Spread, h.NoSpread, tt.noSpread)
