@@ -337,8 +337,15 @@ type callArgs struct {
 }
 
 // argField is one of a command's other arguments (its working directory,
-// its timeout).
-type argField struct{ Name, Value string }
+// its timeout), its value cut at restLimit: the arguments as written are a
+// click away.
+type argField struct {
+	Name, Value string
+	Cut         bool
+}
+
+// restLimit is the most of a command's other argument shown beside it.
+const restLimit = 200
 
 // formatArgs lays out a call's arguments. The command is read by
 // toolcall.CommandOf, the one reading of what a call runs, so that the view
@@ -360,7 +367,8 @@ func formatArgs(args string) callArgs {
 				if json.Unmarshal(top[k], &str) != nil {
 					str = string(top[k])
 				}
-				out.Rest = append(out.Rest, argField{k, str})
+				shown := trace.Clip(str, restLimit)
+				out.Rest = append(out.Rest, argField{k, shown, shown != str})
 			}
 			return out
 		}

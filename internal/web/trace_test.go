@@ -18,7 +18,9 @@ func TestFormatArgs(t *testing.T) {
 		want       callArgs
 	}{
 		{"a shell argv", `{"command":["bash","-lc","ls -R /data"],"workdir":"/srv","timeout_ms":10000}`,
-			callArgs{Text: "ls -R /data", Shell: true, Rest: []argField{{"timeout_ms", "10000"}, {"workdir", "/srv"}}}},
+			callArgs{Text: "ls -R /data", Shell: true, Rest: []argField{{"timeout_ms", "10000", false}, {"workdir", "/srv", false}}}},
+		{"a long field", `{"command":"cat","stdin":"` + strings.Repeat("x", restLimit+1) + `"}`,
+			callArgs{Text: "cat", Shell: true, Rest: []argField{{"stdin", trace.Clip(strings.Repeat("x", restLimit+1), restLimit), true}}}},
 		{"a command string", `{"cmd": "kubectl get pods"}`, callArgs{Text: "kubectl get pods", Shell: true}},
 		// A patch is the call's text, but no command line.
 		{"a patch", `{"input":"*** Begin Patch\n*** End Patch"}`, callArgs{Text: "*** Begin Patch\n*** End Patch"}},
