@@ -38,13 +38,13 @@ func (a *app) cohortOptions(ctx context.Context, st *sqlite.Store, f *cohortFlag
 		return analyze.ReportOptions{}, err
 	}
 	opt := analyze.ReportOptions{By: f.by, Sources: f.filter.Sources, IDs: ids, Aliases: aliases}
+	if !filtered(f.filter) {
+		return opt, nil
+	}
 	filter := f.filter
 	filter.Aliases = aliases
 	if ids != nil {
 		filter.Select = &store.Selection{IDs: ids}
-	}
-	if !filtered(filter) {
-		return opt, nil
 	}
 	traces, err := st.List(ctx, filter)
 	if err != nil {
