@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -85,6 +86,29 @@ func TestConformsToSQLite(t *testing.T) {
 		}
 	}
 
+	for _, f := range []store.Filter{
+		{}, {Model: []string{"m1"}}, {Model: []string{"openai/m2"}}, {Model: []string{"m2"}, Aliases: store.ModelAliases{"m1": "m2"}},
+		{Model: []string{}}, {System: []string{"nope"}}, {Scenario: []string{"2"}}, {Format: []string{"codex", "mad"}},
+		{Outcome: "success"}, {Outcome: "failure"}, {Outcome: "unknown"},
+		{Sources: []string{"judge"}}, {Sources: []string{"detector"}}, {Sources: []string{"mad", "human:ann"}},
+		{Modes: []string{"FM-1.3"}}, {Modes: []string{"FM-1.3"}, Sources: []string{"judge"}}, {Modes: []string{"FM-1.3", "FM-3.3"}},
+		{Modes: []string{"SYS-1"}, Sources: []string{"detector"}}, {Modes: []string{"FM-2.6"}},
+		{Select: &store.Selection{IDs: []string{"c", "a"}}}, {Limit: 1}, {Model: []string{"m2"}, Limit: 1},
+	} {
+		if got, want := listed(ctx, t, mem, f), listed(ctx, t, sq, f); got != want {
+			t.Errorf("List(%+v):\nmemory %s\nsqlite %s", f, got, want)
+		}
+	}
+
+	if got := listed(ctx, t, mem, store.Filter{Sources: []string{"detector"}}); got != "[am1itbench-zero2codex8success1 cm2itbench-zero2codex8failure1 dm2itbench-zero2codex8unknown0]" {
+		t.Errorf("the detectors' traces: %s", got)
+	}
+	for _, f := range []store.Filter{{Paths: []string{"/c"}}, {Search: "x"}} {
+		if _, err := mem.List(ctx, f); !errors.Is(err, errNoIndex) {
+			t.Errorf("List(%+v): %v", f, err)
+		}
+	}
+
 	ids := []string{"a", "b", "c", "d"}
 	for _, r := range []struct {
 		name     string
@@ -104,6 +128,24 @@ func TestConformsToSQLite(t *testing.T) {
 			t.Errorf("%s: memory %v (%v), sqlite %v (%v)", r.name, got, err1, want, err2)
 		}
 	}
+}
+
+type lister interface {
+	List(ctx context.Context, f store.Filter) ([]store.Summary, error)
+}
+
+// listed prints what List says of each trace a filter keeps.
+func listed(ctx context.Context, t *testing.T, l lister, f store.Filter) string {
+	t.Helper()
+	list, err := l.List(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range list {
+		out = append(out, fmt.Sprint(s.ID, s.Model, s.System, s.Scenario, s.Format, s.Steps, store.OutcomeClass(s.Outcome), len(s.Outcomes)))
+	}
+	return fmt.Sprint(out)
 }
 
 type verdictReader interface {

@@ -7,11 +7,14 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
+	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
@@ -235,4 +238,72 @@ func (s *Store) PutOutcome(_ context.Context, traceID string, o trace.Outcome) e
 	}
 	t.Outcomes = append(slices.DeleteFunc(t.Outcomes, func(x trace.Outcome) bool { return x.Source == o.Source }), o)
 	return nil
+}
+
+// errNoIndex is a filter the memory store cannot answer: it keeps neither
+// the files traces came from nor a search index.
+var errNoIndex = errors.New("the memory store cannot filter by path or search text")
+
+// List returns the traces f selects, ordered by model, then id, as the
+// SQLite backend does (but for Paths and Search, which it refuses, and
+// Select, which it takes by id only).
+func (s *Store) List(_ context.Context, f store.Filter) ([]store.Summary, error) {
+	if len(f.Paths) > 0 || f.Search != "" {
+		return nil, errNoIndex
+	}
+	if f.Outcome != "" && !slices.Contains(store.OutcomeFilters, f.Outcome) {
+		return nil, fmt.Errorf("unknown outcome %q: use one of %s", f.Outcome, strings.Join(store.OutcomeFilters, ", "))
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var models []string
+	if f.Model != nil {
+		for _, t := range s.traces {
+			models = append(models, t.Model)
+		}
+		models = f.Aliases.Matching(f.Model, models)
+	}
+	in := func(values []string, v string) bool { return values == nil || slices.Contains(values, v) }
+	var out []store.Summary
+	for _, t := range s.selected(nil) {
+		primary := trace.PrimaryOutcome(t.Outcomes)
+		switch {
+		case f.Select != nil && !slices.Contains(f.Select.IDs, t.ID),
+			f.Model != nil && !slices.Contains(models, t.Model),
+			!in(f.System, t.System), !in(f.Scenario, t.Scenario), !in(f.Format, t.Format),
+			f.Outcome != "" && store.OutcomeClass(primary) != f.Outcome,
+			!annotated(t, f.Sources), !allPresent(t, f.Modes, f.Sources):
+			continue
+		}
+		outcomes := slices.SortedFunc(slices.Values(t.Outcomes), func(a, b trace.Outcome) int { return strings.Compare(a.Source, b.Source) })
+		out = append(out, store.Summary{ID: t.ID, Format: t.Format, System: t.System, Model: t.Model, Task: t.Task, Scenario: t.Scenario,
+			Trial: t.Trial, Steps: len(t.Steps), Source: t.Source, Outcome: primary, Outcomes: outcomes})
+	}
+	slices.SortStableFunc(out, func(a, b store.Summary) int { return strings.Compare(a.Model, b.Model) })
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
+}
+
+// annotated says whether a selected source annotated a trace: a finding of
+// any verdict, or for the detectors a run of them.
+func annotated(t *trace.Trace, sources []string) bool {
+	if len(sources) == 0 || (t.DetectedWith != "" && store.MatchSource(detect.Source, sources)) {
+		return true
+	}
+	return slices.ContainsFunc(t.Findings, func(f trace.Finding) bool { return store.MatchSource(f.Source, sources) })
+}
+
+// allPresent says whether a selected source marks each of the modes
+// present on a trace.
+func allPresent(t *trace.Trace, modes, sources []string) bool {
+	for _, m := range modes {
+		if !slices.ContainsFunc(t.Findings, func(f trace.Finding) bool {
+			return f.Mode == m && f.Verdict == trace.Present && store.MatchSource(f.Source, sources)
+		}) {
+			return false
+		}
+	}
+	return true
 }
