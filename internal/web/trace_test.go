@@ -189,7 +189,7 @@ func TestTraceLayoutEscapes(t *testing.T) {
 	tr.Append(trace.Step{Kind: trace.KindMessage, Role: "user", Agent: script, SpanID: script, Text: "go", Time: at})
 	tr.Append(trace.Step{Kind: trace.KindToolCall, Role: "assistant", Agent: script, SpanID: "b", Tool: script, CallID: "c", Time: at.Add(time.Second),
 		Args: `{"command":"echo ` + script + `","` + script + `":"` + script + `"}`})
-	tr.Append(trace.Step{Kind: trace.KindToolResult, Role: "tool", Agent: script, SpanID: "c", Tool: script, CallID: "c", Text: "ok", Time: at.Add(2 * time.Second)})
+	tr.Append(trace.Step{Kind: trace.KindToolResult, Role: "tool", Agent: script, SpanID: "c", Tool: script, CallID: "c", Text: strings.Repeat("ok", 1000), Time: at.Add(2 * time.Second)})
 	tr.Link()
 	tr.Findings = []trace.Finding{
 		{Mode: "FM-1.3", Source: "judge:" + script, Verdict: trace.Present, Steps: []int{1}},
@@ -207,6 +207,7 @@ func TestTraceLayoutEscapes(t *testing.T) {
 		`echo &lt;script&gt;alert(1)&lt;/script&gt;`,                    // the command
 		`tool &lt;script&gt;alert(1)&lt;/script&gt;`,                    // a tool span's label
 		`<b>&lt;script&gt;alert(1)&lt;/script&gt; (mode not given)</b>`, // a label of no known mode
+		`<span class="meta">1 line, 2 KB</span>`,                        // a long line, folded
 		`<a class="mode-code" href="/modes/FM-1.3"`,                     // a mode, linked
 		`$&lt;script&gt;alert(1)&lt;/script&gt;`,                        // the cost
 	} {
