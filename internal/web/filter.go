@@ -226,12 +226,27 @@ func (s *Server) menus(r *http.Request) (menus, error) {
 			*field.dst = nil // typed in instead
 		}
 	}
+	m.Models = canonicalModels(m.Models)
 	sources, err := s.cfg.Store.AllSources(ctx)
 	if err != nil {
 		return m, err
 	}
 	m.Sources = withPrefixes(sources)
 	return m, nil
+}
+
+// canonicalModels names each model once, by its canonical name, as the
+// dashboard groups them: choosing it selects every way it is written.
+func canonicalModels(models []string) []string {
+	if models == nil {
+		return nil
+	}
+	out := make([]string, 0, len(models))
+	for _, m := range models {
+		out = append(out, store.CanonicalModel(m))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // withPrefixes lists the sources and, before them, each prefix that more
