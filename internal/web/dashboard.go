@@ -280,9 +280,11 @@ func (s modeSpread) Points() float64 {
 }
 
 // minSpreadTraces is how many traces a group needs to take part in the
-// spread: below it one trace moves a share by 20 points or more, and the
-// smallest groups would always show the largest differences.
-const minSpreadTraces = 5
+// spread: below it one trace moves a share by a third or more, and the
+// smallest groups would always show the largest differences. (Four lets
+// the bundled example cohort, four runs a model, show one; the headline
+// gives the counts, so that a small group reads as small.)
+const minSpreadTraces = 4
 
 // headlineOf picks the dashboard's first figures from a report; link
 // gives the address of the traces behind a figure.

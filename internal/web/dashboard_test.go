@@ -45,7 +45,7 @@ func TestHeadline(t *testing.T) {
 			name:    "no outcomes; one group",
 			groups:  []*analyze.Group{group("a", 10, 0, 0, mode("FM-1.3", "", p(1, 10), p(0, 0)))},
 			all:     group("all", 10, 0, 0, mode("FM-1.3", analyze.TooFewEither, p(1, 10), p(0, 0))),
-			noFatal: "no trace has an outcome", noSpread: "needs two models with at least 5 traces",
+			noFatal: "no trace has an outcome", noSpread: "needs two models with at least 4 traces",
 		},
 		{
 			name: "too few failures to call; equal shares everywhere",
