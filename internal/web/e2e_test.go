@@ -270,9 +270,9 @@ func TestBrowserFits(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	con := watchConsole(ctx)
-	pages := []struct{ path, ready string }{
-		{"/", "#headline"},
-		{"/agreement", "#pair-table"},
+	pages := []struct{ name, path, ready string }{
+		{"dashboard", "/", "#headline"},
+		{"agreement", "/agreement", "#pair-table"},
 	}
 	for _, width := range []int64{1400, 800} {
 		for _, p := range pages {
@@ -286,7 +286,7 @@ func TestBrowserFits(t *testing.T) {
 			if fits[0] > fits[1] {
 				t.Errorf("%s at %d px: the page is %d px wide in a window of %d", p.path, width, fits[0], fits[1])
 			}
-			screenshot(t, ctx, fmt.Sprintf("fits%s-%d", strings.ReplaceAll(p.path, "/", "-"), width))
+			screenshot(t, ctx, fmt.Sprintf("fits-%s-%d", p.name, width))
 		}
 	}
 	// The headline names what it found, and the agreement page reads the
