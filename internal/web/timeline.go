@@ -608,6 +608,9 @@ func spanRows(page []trace.Step, start, end []time.Time, rootSpan string) []wate
 	for i, r := range rows {
 		out[i] = *r
 		out[i].parent = nil
+		if r.parent != nil && r.parent.Agent == r.Agent {
+			out[i].Agent = "" // named once, on the span that brings the name
+		}
 	}
 	return out
 }

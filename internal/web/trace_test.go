@@ -66,6 +66,9 @@ func bars(w *waterfall) []string {
 	var out []string
 	for _, r := range w.Rows {
 		line := fmt.Sprintf("%s%s %v %s", strings.Repeat(". ", r.Depth), r.Label, r.Steps, r.Took)
+		if r.Agent != "" {
+			line += " @" + r.Agent
+		}
 		if r.Tokens > 0 {
 			line += fmt.Sprintf(" %dtok", r.Tokens)
 		}
@@ -130,14 +133,14 @@ func TestWaterfall(t *testing.T) {
 		want  []string // nil: no waterfall
 	}{
 		{"spans", otel, 0, "a1", []string{
-			"agent [0] 9.4 s", ". LLM [1 2 3] 1.7 s 31tok !FM-1.3 !decisive error", ". tool lookup_policy [4] 700 ms", ". LLM [5] 1.2 s 22tok",
+			"agent [0] 9.4 s @triage", ". LLM [1 2 3] 1.7 s 31tok !FM-1.3 !decisive error", ". tool lookup_policy [4] 700 ms", ". LLM [5] 1.2 s 22tok",
 			". tool fetch_claim [6] 5.1 s x", ". LLM [7] 500 ms 74tok"}},
 		// Without its root span the LLM spans stand side by side.
 		{"spans, no root", otel[1:], 1, "a1", []string{
-			"LLM [1 2 3] 1.7 s 31tok !FM-1.3 !decisive error", "tool lookup_policy [4] 700 ms", "LLM [5] 1.2 s 22tok",
-			"tool fetch_claim [6] 5.1 s x", "LLM [7] 500 ms 74tok"}},
+			"LLM [1 2 3] 1.7 s @triage 31tok !FM-1.3 !decisive error", "tool lookup_policy [4] 700 ms @triage", "LLM [5] 1.2 s @triage 22tok",
+			"tool fetch_claim [6] 5.1 s @triage x", "LLM [7] 500 ms @triage 74tok"}},
 		{"nested spans", nested, 0, "", []string{"LLM [0 3] 1.0 s !FM-1.3 !decisive error", ". tool t [1 2] 700 ms !FM-1.3", "message [4] 0 ms"}},
-		{"a handoff", handoff, 0, "r", []string{"agent [0] 3.0 s", ". LLM [1] 1.0 s", ". agent [2] 0 ms !FM-1.3", ". LLM [3] 1.9 s !FM-1.3 !decisive error"}},
+		{"a handoff", handoff, 0, "r", []string{"agent [0] 3.0 s @planner", ". LLM [1] 1.0 s", ". agent [2] 0 ms @coder !FM-1.3", ". LLM [3] 1.9 s @coder !FM-1.3 !decisive error"}},
 		{"steps", codex, 0, "", []string{
 			"message Begin investigation [0] 0 ms", "reasoning Start with an inventory. [1] 1.6 s", "call shell [2] 2.0 s 17tok !FM-1.3",
 			"result shell [3] 100 ms x !FM-1.3 !decisive error", "final Done. [5] 1m1s"}},
