@@ -92,7 +92,11 @@ func TestFiltersOnLsReportExport(t *testing.T) {
 			if got := lsIDs(t, c, tt.args...); got != tt.want {
 				t.Errorf("ls: %q, want %q", got, tt.want)
 			}
-			if got := reportTraces(t, c, tt.args...); got != strings.Count(tt.want, "t") {
+			if tt.want == "" {
+				if _, errOut, code := c.run("", append([]string{"report"}, tt.args...)...); code != exitFailure || !strings.Contains(errOut, "no trace matches") {
+					t.Errorf("report on no trace: exit %d, %s", code, errOut)
+				}
+			} else if got := reportTraces(t, c, tt.args...); got != strings.Count(tt.want, "t") {
 				t.Errorf("report: %d traces, want those of %q", got, tt.want)
 			}
 			if got := exportIDs(t, c, tt.args...); got != tt.want {

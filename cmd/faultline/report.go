@@ -50,6 +50,14 @@ func (a *app) cohortOptions(ctx context.Context, st *sqlite.Store, f *cohortFlag
 	if err != nil {
 		return opt, err
 	}
+	if len(traces) == 0 {
+		// A report of no trace says nothing; why there is none does.
+		why, err := noMatch(ctx, st, filter)
+		if err != nil {
+			return opt, err
+		}
+		return opt, errors.New(why)
+	}
 	opt.IDs = summaryIDs(traces)
 	return opt, nil
 }
