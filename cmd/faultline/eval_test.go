@@ -47,8 +47,9 @@ type evalRow struct {
 }
 
 type evalMetric struct {
-	Value  *float64
-	Lo, Hi *float64
+	Value      *float64
+	Lo, Hi     *float64
+	Degenerate bool
 }
 
 // kappa is the row's kappa with 4 decimals, or "undefined".
@@ -161,8 +162,9 @@ func TestEvalMADHumanLabels(t *testing.T) {
 		t.Errorf("traces %d, micro %+v, macro %+v", a.Traces, a.Micro, a.Macro)
 	}
 	for _, r := range all(res) {
-		if k := r.Kappa; k.Value != nil && (k.Lo == nil || *k.Lo > *k.Hi || *k.Hi > 1) {
-			t.Errorf("%s kappa interval [%v, %v]", r.Mode, k.Lo, k.Hi)
+		// A bootstrap whose resamples all agree gives no interval, and says so.
+		if k := r.Kappa; k.Value != nil && (k.Lo == nil) != k.Degenerate || k.Lo != nil && (*k.Lo > *k.Hi || *k.Hi > 1) {
+			t.Errorf("%s kappa interval [%v, %v], degenerate %v", r.Mode, k.Lo, k.Hi, k.Degenerate)
 		}
 	}
 
@@ -206,12 +208,14 @@ func TestEvalMADHumanLabels(t *testing.T) {
 	for _, want := range []string{
 		"labels  " + mad + ": 19 traces, 266 decisions\n",
 		"        consensus: present or absent when at least 2 of the 3 annotators agree, otherwise unsure\n",
-		"19 traces compared; 95% intervals from 2000 bootstrap resamples of traces (seed 1)\n",
-		"FM-2.4 Information withholding             19   0   0   0   19         0          undefined          undefined          undefined          undefined\n",
+		"19 traces compared; 95% intervals: Wilson score intervals for precision, recall and accuracy; percentile bootstrap over traces for F1, kappa and the means over modes (2000 resamples, seed 1)\n",
+		"FM-2.4 Information withholding             19   0   0   0   19         0          undefined          undefined           undefined           undefined\n",
+		"FM-2.6 Reasoning-action mismatch           19   4   0   0   15         0  1.00 [0.51, 1.00]  1.00 [0.51, 1.00]  1.00 (no interval)  1.00 (no interval)\n",
 		"FM-3.2+3.3 verification, merged",
-		"all modes (micro)                         266  52   6   2  206         0  0.90 [0.80, 1.00]  0.96 [0.90, 1.00]  0.93 [0.87, 0.98]  0.91 [0.84, 0.97]\n",
+		"all modes (micro)                         266  52   6   2  206         0  0.90 [0.79, 0.95]  0.96 [0.87, 0.99]   0.93 [0.87, 0.98]   0.91 [0.84, 0.97]\n",
 		"mean over modes (macro)",
 		"\nundefined: a zero denominator.",
+		"\nno interval: every bootstrap resample gives the same value",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
