@@ -78,7 +78,7 @@ func wideRun() *trace.Trace {
 	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
 	tr.Append(trace.Step{Kind: trace.KindMessage, Role: "user", Text: "Begin", Time: at})
 	tr.Append(trace.Step{Kind: trace.KindToolCall, Role: "assistant", Tool: "shell", CallID: "c1", Time: at.Add(2 * time.Second), Tokens: 40,
-		Args: `{"command":["bash","-lc","grep -rn ` + strings.Repeat("x", 600) + ` /var/log"],"workdir":"/srv/` + strings.Repeat("d", 200) + `"}`})
+		Args: `{"command":["bash","-lc","grep -rn ` + strings.Repeat("x", 600) + ` /var/log"],"workdir":"/srv/` + strings.Repeat("d", 150) + `"}`})
 	exit := 1
 	tr.Append(trace.Step{Kind: trace.KindToolResult, Role: "tool", Tool: "shell", CallID: "c1", ExitCode: &exit, Time: at.Add(5 * time.Second), Text: strings.Repeat("0123456789abcdef", 300)})
 	tr.Append(trace.Step{Kind: trace.KindToolCall, Role: "assistant", Agent: strings.Repeat("planner-", 20), Tool: "lookup", CallID: "c2", Time: at.Add(6 * time.Second),

@@ -207,7 +207,7 @@ func newStepView(id string, s *trace.Step, findings []trace.Finding, limit int) 
 	}
 	whole := fmt.Sprintf("%s/steps/%d", traceURL(id), s.Index)
 	if s.Kind == trace.KindToolCall && s.Args != "" {
-		args := formatArgs(s.Args)
+		args := formatArgs(s.Tool, s.Args)
 		v.Args = newTextView(whole+"?field=args", args.Text, findings, limit)
 		v.Args.Shell, v.ArgsRest = args.Shell, args.Rest
 	}
@@ -328,7 +328,7 @@ func runeStart(s string, i int) int {
 }
 
 // callArgs is a call's arguments laid out to be read: the command line of
-// a call that runs one (with the call's other fields beside it), JSON
+// a call that runs one (with the call's other, short fields beside it), JSON
 // indented, anything else as written.
 type callArgs struct {
 	Text  string
@@ -337,39 +337,27 @@ type callArgs struct {
 }
 
 // argField is one of a command's other arguments (its working directory,
-// its timeout), its value cut at restLimit: the arguments as written are a
-// click away.
-type argField struct {
-	Name, Value string
-	Cut         bool
-}
+// its timeout).
+type argField struct{ Name, Value string }
 
-// restLimit is the most of a command's other argument shown beside it.
+// restLimit is the longest field shown beside a command; a call with a
+// longer one (an editor's file text) is shown whole, as JSON.
 const restLimit = 200
+
+// shellTools are words in the names of tools that run command lines: a
+// "command" field of another tool (an editor's "view") is no command line.
+var shellTools = []string{"shell", "bash", "exec", "terminal", "command", "cmd"}
 
 // formatArgs lays out a call's arguments. The command is read by
 // toolcall.CommandOf, the one reading of what a call runs, so that the view
-// shows what the detectors judged.
-func formatArgs(args string) callArgs {
+// shows what the detectors judged; it is shown as a command line (after a
+// prompt) when it comes from a "command" or "cmd" field of a shell's call,
+// or is an argv list.
+func formatArgs(tool, args string) callArgs {
 	trimmed := strings.TrimSpace(args)
 	var top map[string]json.RawMessage
 	if json.Unmarshal([]byte(trimmed), &top) == nil && top != nil {
-		if cmd := toolcall.CommandOf(args, top); cmd != args {
-			out := callArgs{Text: cmd}
-			found := false
-			for _, k := range slices.Sorted(maps.Keys(top)) {
-				// The field the command came from is the one that alone gives it.
-				if !found && toolcall.CommandOf("", map[string]json.RawMessage{k: top[k]}) == cmd {
-					found, out.Shell = true, k == "command" || k == "cmd"
-					continue
-				}
-				var str string
-				if json.Unmarshal(top[k], &str) != nil {
-					str = string(top[k])
-				}
-				shown := trace.Clip(str, restLimit)
-				out.Rest = append(out.Rest, argField{k, shown, shown != str})
-			}
+		if out, ok := commandArgs(tool, args, top); ok {
 			return out
 		}
 	}
@@ -378,6 +366,36 @@ func formatArgs(args string) callArgs {
 		return callArgs{Text: b.String()}
 	}
 	return callArgs{Text: args}
+}
+
+// commandArgs lays out a call that runs a command or script, when its
+// other fields are short enough to go beside it.
+func commandArgs(tool, args string, top map[string]json.RawMessage) (callArgs, bool) {
+	cmd := toolcall.CommandOf(args, top)
+	if cmd == args {
+		return callArgs{}, false
+	}
+	out := callArgs{Text: cmd}
+	found := false
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		// The field the command came from is the one that alone gives it.
+		if !found && toolcall.CommandOf("", map[string]json.RawMessage{k: top[k]}) == cmd {
+			found = true
+			argv := strings.HasPrefix(strings.TrimSpace(string(top[k])), "[")
+			named := slices.ContainsFunc(shellTools, func(w string) bool { return strings.Contains(strings.ToLower(tool), w) })
+			out.Shell = (k == "command" || k == "cmd") && (argv || named)
+			continue
+		}
+		var str string
+		if json.Unmarshal(top[k], &str) != nil {
+			str = string(top[k])
+		}
+		if len(str) > restLimit || strings.Contains(str, "\n") {
+			return callArgs{}, false
+		}
+		out.Rest = append(out.Rest, argField{k, str})
+	}
+	return out, true
 }
 
 // waterfall lays a page of steps out on a time axis, as trace viewers draw

@@ -234,7 +234,7 @@ func (s *Server) stepText(w http.ResponseWriter, r *http.Request) {
 	shell := false
 	if args {
 		// The arguments, laid out as the timeline lays them out.
-		laid := formatArgs(text)
+		laid := formatArgs(st.Tool, text)
 		text, shell = laid.Text, laid.Shell
 	}
 	tv := newTextView(whole, text, stepFindings(findings)[n], len(text))

@@ -14,23 +14,30 @@ import (
 
 func TestFormatArgs(t *testing.T) {
 	tests := []struct {
-		name, args string
-		want       callArgs
+		name, tool, args string
+		want             callArgs
 	}{
-		{"a shell argv", `{"command":["bash","-lc","ls -R /data"],"workdir":"/srv","timeout_ms":10000}`,
-			callArgs{Text: "ls -R /data", Shell: true, Rest: []argField{{"timeout_ms", "10000", false}, {"workdir", "/srv", false}}}},
-		{"a long field", `{"command":"cat","stdin":"` + strings.Repeat("x", restLimit+1) + `"}`,
-			callArgs{Text: "cat", Shell: true, Rest: []argField{{"stdin", trace.Clip(strings.Repeat("x", restLimit+1), restLimit), true}}}},
-		{"a command string", `{"cmd": "kubectl get pods"}`, callArgs{Text: "kubectl get pods", Shell: true}},
+		{"a shell argv", "shell", `{"command":["bash","-lc","ls -R /data"],"workdir":"/srv","timeout_ms":10000}`,
+			callArgs{Text: "ls -R /data", Shell: true, Rest: []argField{{"timeout_ms", "10000"}, {"workdir", "/srv"}}}},
+		{"an argv of any tool", "run", `{"command":["ls","-l"]}`, callArgs{Text: "ls -l", Shell: true}},
+		{"a command string", "exec_command", `{"cmd": "kubectl get pods"}`, callArgs{Text: "kubectl get pods", Shell: true}},
+		// An editor's "command" is no command line.
+		{"an editor's command", "str_replace_editor", `{"command":"view","path":"/a.go"}`,
+			callArgs{Text: "view", Rest: []argField{{"path", "/a.go"}}}},
+		// A field too long to go beside the command: the whole call as JSON.
+		{"an editor's file", "str_replace_editor", `{"command":"create","file_text":"a\nb"}`,
+			callArgs{Text: "{\n  \"command\": \"create\",\n  \"file_text\": \"a\\nb\"\n}"}},
+		{"a long field", "shell", `{"command":"cat","stdin":"` + strings.Repeat("x", restLimit+1) + `"}`,
+			callArgs{Text: "{\n  \"command\": \"cat\",\n  \"stdin\": \"" + strings.Repeat("x", restLimit+1) + "\"\n}"}},
 		// A patch is the call's text, but no command line.
-		{"a patch", `{"input":"*** Begin Patch\n*** End Patch"}`, callArgs{Text: "*** Begin Patch\n*** End Patch"}},
-		{"JSON", `{"policy":"HP-2207","limit":[1,2]}`, callArgs{Text: "{\n  \"policy\": \"HP-2207\",\n  \"limit\": [\n    1,\n    2\n  ]\n}"}},
-		{"a JSON list", ` [1, 2]`, callArgs{Text: "[\n  1,\n  2\n]"}},
-		{"not JSON", `{"open": `, callArgs{Text: `{"open": `}},
-		{"plain text", `SELECT 1`, callArgs{Text: `SELECT 1`}},
+		{"a patch", "apply_patch", `{"input":"*** Begin Patch\n*** End Patch"}`, callArgs{Text: "*** Begin Patch\n*** End Patch"}},
+		{"JSON", "lookup", `{"policy":"HP-2207","limit":[1,2]}`, callArgs{Text: "{\n  \"policy\": \"HP-2207\",\n  \"limit\": [\n    1,\n    2\n  ]\n}"}},
+		{"a JSON list", "lookup", ` [1, 2]`, callArgs{Text: "[\n  1,\n  2\n]"}},
+		{"not JSON", "lookup", `{"open": `, callArgs{Text: `{"open": `}},
+		{"plain text", "sql", `SELECT 1`, callArgs{Text: `SELECT 1`}},
 	}
 	for _, tc := range tests {
-		if got := formatArgs(tc.args); !reflect.DeepEqual(got, tc.want) {
+		if got := formatArgs(tc.tool, tc.args); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %#v, want %#v", tc.name, got, tc.want)
 		}
 	}
@@ -191,7 +198,7 @@ func TestTraceLayoutEscapes(t *testing.T) {
 	tr := &trace.Trace{ID: "evil", Format: "otlp-json", Source: "evil.json", Meta: map[string]string{"otel.root_span_id": script, "cost_usd": script}}
 	tr.Append(trace.Step{Kind: trace.KindMessage, Role: "user", Agent: script, SpanID: script, Text: "go", Time: at})
 	tr.Append(trace.Step{Kind: trace.KindToolCall, Role: "assistant", Agent: script, SpanID: "b", Tool: script, CallID: "c", Time: at.Add(time.Second),
-		Args: `{"command":"echo ` + script + `","` + script + `":"` + script + `"}`})
+		Args: `{"command":["echo","` + script + `"],"` + script + `":"` + script + `"}`})
 	tr.Append(trace.Step{Kind: trace.KindToolResult, Role: "tool", Agent: script, SpanID: "c", Tool: script, CallID: "c", Text: strings.Repeat("ok", 1000), Time: at.Add(2 * time.Second)})
 	tr.Link()
 	tr.Findings = []trace.Finding{
