@@ -309,7 +309,11 @@ func (s *soaker) saveLabels(ctx context.Context) {
 			"csrf": {csrf}, "rest": {"absent"}, "v-FM-1.1": {"absent"}, "note-FM-1.1": {note}})
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return // the load ended during the save: not known saved
+			// The load ended during the save: stored or not, either is right.
+			s.mu.Lock()
+			s.unanswered.id, s.unanswered.note = id, note
+			s.mu.Unlock()
+			return
 		case err != nil || code != http.StatusSeeOther:
 			s.webError("saving a label on %s: %d %v", id, code, err)
 			sleep(ctx, 200*time.Millisecond)
