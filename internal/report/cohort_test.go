@@ -180,3 +180,33 @@ func TestReportWithoutOutcomes(t *testing.T) {
 		t.Errorf("sections still speak of too few outcomes:\n%s", out)
 	}
 }
+
+// The report ends with what each code it names means, every mode and
+// system code of the cohort once, and in HTML each mode's row of the
+// prevalence table links there.
+func TestGlossaryDefinesTheCodesNamed(t *testing.T) {
+	r := smallCohort(t)
+	var md strings.Builder
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	_, glossary, ok := strings.Cut(md.String(), "The modes named here")
+	if !ok {
+		t.Fatal("no glossary section")
+	}
+	for _, code := range []string{"FM-1.3", "FM-1.5", "FM-2.6", "FM-3.3", "SYS-1"} {
+		if n := strings.Count(glossary, "\n"+code+" "); n != 1 {
+			t.Errorf("%s defined %d times", code, n)
+		}
+	}
+	if strings.Contains(glossary, "FM-2.1") {
+		t.Error("a code the cohort does not have is defined")
+	}
+	var page strings.Builder
+	if err := WriteHTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `<section id="modes">`) || !strings.Contains(page.String(), `<a href="#modes">FM-3.3 Incorrect verification</a>`) {
+		t.Error("the HTML report's mode names do not link to the glossary")
+	}
+}

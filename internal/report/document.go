@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/score"
+	"github.com/faultline/faultline/taxonomy"
 )
 
 // Formats a cohort report can be written in.
@@ -86,8 +87,42 @@ func buildDocument(r *analyze.Report, charts bool, link LinkFunc) *document {
 	if s, ok := systemSection(r, groups, l); ok {
 		d.add(s)
 	}
+	if s, ok := glossarySection(r); ok {
+		d.add(s)
+	}
 	return d
 }
+
+// glossarySection defines the codes the report names, so that a reader of
+// the file alone need not look them up; in HTML every mode's name in the
+// prevalence table links to it.
+func glossarySection(r *analyze.Report) (section, bool) {
+	var codes []string
+	for _, m := range r.All.Modes {
+		codes = append(codes, m.Mode)
+	}
+	for _, c := range r.All.System.Codes {
+		codes = append(codes, c.Code)
+	}
+	s := section{ID: glossaryID, Title: "The modes named here",
+		Intro: []string{"What each code means (faultline modes CODE prints its example, the detectors that look for it and the intervention that addresses it)."}}
+	var notes []string
+	for _, code := range codes {
+		m, _, ok := taxonomy.Lookup(code)
+		if !ok {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%s %s: %s", m.Code, m.Name, m.Definition))
+	}
+	if len(notes) == 0 {
+		return section{}, false
+	}
+	s.Blocks = []block{{Notes: notes}}
+	return s, true
+}
+
+// glossaryID is the anchor of the glossary section.
+const glossaryID = "modes"
 
 const noOutcomesText = "No trace has an outcome (no ground truth was found beside the runs, and their files record none), " +
 	"so which modes are fatal cannot be told: give analyze --ground-truth DIR, or store outcomes with faultline score --labels FILE."
@@ -219,7 +254,7 @@ func prevalenceSection(r *analyze.Report, groups []*analyze.Group, charts bool, 
 	}
 	for _, code := range codes {
 		row := []string{code + " " + modeNameOf(groups, code)}
-		links := []string{""}
+		links := []string{"#" + glossaryID}
 		for _, g := range groups {
 			row = append(row, countShare(g.Mode(code).All))
 			links = append(links, l.to(g, "", code))
