@@ -96,27 +96,15 @@ example, detectors: [{name, summary}], intervention: {id, name, description}}].`
 // and interventions.
 func allModes() []modeJSON {
 	var out []modeJSON
-	for _, tx := range []struct {
-		t       *taxonomy.Taxonomy
-		version string
-	}{{taxonomy.MAST, taxonomy.Version}, {taxonomy.System, taxonomy.SystemVersion}} {
-		categories := map[string]string{}
-		for _, c := range tx.t.Categories {
-			categories[c.ID] = c.Name
+	for _, e := range detect.Catalog() {
+		m := e.Mode
+		mj := modeJSON{Code: m.Code, Name: m.Name, Taxonomy: e.Taxonomy.Version, Category: m.Category, CategoryName: e.CategoryName,
+			Stage: m.Stage, Definition: m.Definition, Example: m.Example, Detectors: []modeDetector{},
+			Intervention: modeIntervention{ID: e.Intervention.ID, Name: e.Intervention.Name, Description: e.Intervention.Description}}
+		for _, d := range e.Detectors {
+			mj.Detectors = append(mj.Detectors, modeDetector{Name: d.Name, Summary: d.Summary()})
 		}
-		for _, m := range tx.t.Modes {
-			mj := modeJSON{Code: m.Code, Name: m.Name, Taxonomy: tx.version, Category: m.Category, CategoryName: categories[m.Category],
-				Stage: m.Stage, Definition: m.Definition, Example: m.Example, Detectors: []modeDetector{}}
-			if iv, ok := tx.t.Intervention(m.Intervention); ok {
-				mj.Intervention = modeIntervention{ID: iv.ID, Name: iv.Name, Description: iv.Description}
-			}
-			for _, d := range detect.All {
-				if d.Mode == m.Code {
-					mj.Detectors = append(mj.Detectors, modeDetector{Name: d.Name, Summary: d.Summary()})
-				}
-			}
-			out = append(out, mj)
-		}
+		out = append(out, mj)
 	}
 	return out
 }

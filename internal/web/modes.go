@@ -35,26 +35,15 @@ type modeGroup struct {
 // taxonomy and the detectors are compiled in.
 var modeGroups = func() []modeGroup {
 	var out []modeGroup
-	for _, tx := range []*taxonomy.Taxonomy{taxonomy.MAST, taxonomy.System} {
-		g := modeGroup{Version: tx.Version, About: tx.About}
-		categories := map[string]string{}
-		for _, c := range tx.Categories {
-			categories[c.ID] = c.Name
+	for _, e := range detect.Catalog() {
+		if len(out) == 0 || out[len(out)-1].Version != e.Taxonomy.Version {
+			out = append(out, modeGroup{Version: e.Taxonomy.Version, About: e.Taxonomy.About})
 		}
-		for _, m := range tx.Modes {
-			mi := modeInfo{Code: m.Code, Name: m.Name, Taxonomy: tx.Version, Category: m.Category, CategoryName: categories[m.Category],
-				Stage: m.Stage, Definition: m.Definition, Example: m.Example}
-			if iv, ok := tx.Intervention(m.Intervention); ok {
-				mi.Intervention = *iv
-			}
-			for _, d := range detect.All {
-				if d.Mode == m.Code {
-					mi.Detectors = append(mi.Detectors, d)
-				}
-			}
-			g.Modes = append(g.Modes, mi)
-		}
-		out = append(out, g)
+		m := e.Mode
+		g := &out[len(out)-1]
+		g.Modes = append(g.Modes, modeInfo{Code: m.Code, Name: m.Name, Taxonomy: e.Taxonomy.Version, Category: m.Category,
+			CategoryName: e.CategoryName, Stage: m.Stage, Definition: m.Definition, Example: m.Example,
+			Detectors: e.Detectors, Intervention: e.Intervention})
 	}
 	return out
 }()
