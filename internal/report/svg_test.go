@@ -70,7 +70,7 @@ func TestCascadeGraph(t *testing.T) {
 					ends[p] = true
 				}
 				v := floats(t, []string{a[1], a[3]})
-				want := fmt.Sprintf("%s → %s: %d cascades", tt.transitions[i].From, tt.transitions[i].To, tt.transitions[i].Count)
+				want := fmt.Sprintf("%s → %s: %s", tt.transitions[i].From, tt.transitions[i].To, Plural(tt.transitions[i].Count, "cascade", "cascades"))
 				if a[6] != want {
 					t.Errorf("arc %d is %q, want %q", i, a[6], want)
 				}
