@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -161,14 +160,7 @@ func TestCompareEscapes(t *testing.T) {
 // another run of its incident; both columns show, side by side, and
 // nothing overflows the page's width.
 func TestCompareBrowser(t *testing.T) {
-	ctx := headless(t)
-	srv, err := New(Config{Store: examplesStore(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	con := watchConsole(ctx)
+	ctx, ts, con := browse(t, examplesStore(t))
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/traces/"+alphaRun), chromedp.WaitVisible(chromedp.CSS(`.compare-with form input[name=b]`))); err != nil {
 		t.Fatalf("the trace page's Compare with… box: %v", err)
 	}

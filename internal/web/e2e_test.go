@@ -78,6 +78,20 @@ func watchConsole(ctx context.Context) *console {
 	return c
 }
 
+// browse serves store's traces to a headless browser, watching its
+// console: what every browser test starts with.
+func browse(t *testing.T, st Store) (context.Context, *httptest.Server, *console) {
+	t.Helper()
+	ctx := headless(t)
+	srv, err := New(Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return ctx, ts, watchConsole(ctx)
+}
+
 func (c *console) problems() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -110,14 +124,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // selected with the mouse's selection), and see the agreement table
 // appear; and read a long trace page by page.
 func TestBrowser(t *testing.T) {
-	ctx := headless(t)
-	srv, err := New(Config{Store: examplesStore(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	con := watchConsole(ctx)
+	ctx, ts, con := browse(t, examplesStore(t))
 	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -262,14 +269,7 @@ func twelveModels(t *testing.T) Store {
 // and a narrow one, with twelve models: wide tables and charts scroll or
 // shrink inside their cards, and the page itself never scrolls sideways.
 func TestBrowserFits(t *testing.T) {
-	ctx := headless(t)
-	srv, err := New(Config{Store: twelveModels(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	con := watchConsole(ctx)
+	ctx, ts, con := browse(t, twelveModels(t))
 	pages := []struct{ name, path, ready string }{
 		{"dashboard", "/", "#headline"},
 		{"agreement", "/agreement", "#pair-table"},
