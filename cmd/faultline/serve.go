@@ -74,7 +74,11 @@ every run against the given ground truth instead.`,
 				return err
 			}
 			defer st.Close()
-			srv, err := web.New(web.Config{Store: st, Token: token, GroundTruth: set, Log: a.log})
+			aliases, err := a.modelAliases()
+			if err != nil {
+				return err
+			}
+			srv, err := web.New(web.Config{Store: st, Token: token, GroundTruth: set, Aliases: aliases, Log: a.log})
 			if err != nil {
 				return err
 			}

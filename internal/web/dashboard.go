@@ -47,14 +47,14 @@ type dashboardView struct {
 
 // cohortReport is the report a dashboard query asks for.
 func (s *Server) cohortReport(ctx context.Context, q reportQuery, labeller string) (*analyze.Report, error) {
-	opt := analyze.ReportOptions{By: q.By, Sources: q.Filter.sources(), Compare: q.Compare}
+	opt := analyze.ReportOptions{By: q.By, Sources: q.Filter.sources(), Compare: q.Compare, Aliases: s.cfg.Aliases}
 	// Only the source selection is the report's own; every other filter
 	// picks the traces it covers.
 	selection := q.Filter
 	selection.Source = ""
 	if selection.encode() != "" {
 		var err error
-		if opt.IDs, err = s.cfg.Store.IDs(ctx, q.Filter.query(labeller)); err != nil {
+		if opt.IDs, err = s.cfg.Store.IDs(ctx, q.Filter.query(labeller, s.cfg.Aliases)); err != nil {
 			return nil, err
 		}
 	}

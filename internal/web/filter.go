@@ -147,9 +147,9 @@ func (f filter) sources() []string {
 }
 
 // query is the store query of the filter; labeller is the current
-// labeller's source, for Todo.
-func (f filter) query(labeller string) store.TraceQuery {
-	q := store.TraceQuery{Outcome: f.Outcome, Sources: f.sources(), Modes: f.Modes, Search: f.Search, Sort: f.Sort, Desc: f.Desc}
+// labeller's source, for Todo, and aliases name models canonically.
+func (f filter) query(labeller string, aliases store.ModelAliases) store.TraceQuery {
+	q := store.TraceQuery{Outcome: f.Outcome, Sources: f.sources(), Modes: f.Modes, Search: f.Search, Sort: f.Sort, Desc: f.Desc, Aliases: aliases}
 	match := func(v string) []string {
 		switch v {
 		case "":
@@ -226,7 +226,7 @@ func (s *Server) menus(r *http.Request) (menus, error) {
 			*field.dst = nil // typed in instead
 		}
 	}
-	m.Models = canonicalModels(m.Models)
+	m.Models = canonicalModels(m.Models, s.cfg.Aliases)
 	sources, err := s.cfg.Store.AllSources(ctx)
 	if err != nil {
 		return m, err
@@ -237,13 +237,13 @@ func (s *Server) menus(r *http.Request) (menus, error) {
 
 // canonicalModels names each model once, by its canonical name, as the
 // dashboard groups them: choosing it selects every way it is written.
-func canonicalModels(models []string) []string {
+func canonicalModels(models []string, aliases store.ModelAliases) []string {
 	if models == nil {
 		return nil
 	}
 	out := make([]string, 0, len(models))
 	for _, m := range models {
-		out = append(out, store.CanonicalModel(m))
+		out = append(out, aliases.Canonical(m))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

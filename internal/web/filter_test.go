@@ -4,16 +4,24 @@ import (
 	"net/http/httptest"
 	"slices"
 	"testing"
+
+	"github.com/faultline/faultline/internal/store"
 )
 
 func TestCanonicalModels(t *testing.T) {
-	tests := []struct{ in, want []string }{
-		{[]string{"gpt-oss-120b", "openai/gpt-oss-120b", "watsonx/openai/gpt-oss-120b", "gemini-2.5-flash"}, []string{"gemini-2.5-flash", "gpt-oss-120b"}},
-		{[]string{""}, []string{""}},
-		{nil, nil}, // too many to offer: typed in
+	tests := []struct {
+		in      []string
+		aliases store.ModelAliases
+		want    []string
+	}{
+		{[]string{"gpt-oss-120b", "openai/gpt-oss-120b", "watsonx/openai/gpt-oss-120b", "gemini-2.5-flash"}, nil, []string{"gemini-2.5-flash", "gpt-oss-120b"}},
+		// faultline.yaml's aliases, as serve passes them.
+		{[]string{"gpt-oss-120b", "my-gpt-oss", "gemini-2.5-flash"}, store.ModelAliases{"my-gpt-oss": "gpt-oss-120b"}, []string{"gemini-2.5-flash", "gpt-oss-120b"}},
+		{[]string{""}, nil, []string{""}},
+		{nil, nil, nil}, // too many to offer: typed in
 	}
 	for _, tt := range tests {
-		if got := canonicalModels(tt.in); !slices.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+		if got := canonicalModels(tt.in, tt.aliases); !slices.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
 			t.Errorf("canonicalModels(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

@@ -217,7 +217,7 @@ func (s *Server) nextUnlabelled(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Todo = true
-	q := f.query(source)
+	q := f.query(source, s.cfg.Aliases)
 	q.Limit = 1
 	page, err := s.cfg.Store.Browse(r.Context(), q)
 	if err != nil {

@@ -70,7 +70,7 @@ func (s *Server) labelsView(r *http.Request, f filter) (*labelsView, error) {
 			return nil, err
 		}
 		f.Todo = true
-		if v.Left, err = s.cfg.Store.Count(ctx, f.query(source)); err != nil {
+		if v.Left, err = s.cfg.Store.Count(ctx, f.query(source, s.cfg.Aliases)); err != nil {
 			return nil, err
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/faultline/faultline/internal/score"
+	"github.com/faultline/faultline/internal/store"
 )
 
 // Config is what a Server serves and how.
@@ -34,7 +35,10 @@ type Config struct {
 	// prediction by prediction; without it the viewer shows the stored
 	// outcomes.
 	GroundTruth score.Set
-	Log         *slog.Logger
+	// Aliases name models canonically (faultline.yaml); nil applies the
+	// built-in rules only.
+	Aliases store.ModelAliases
+	Log     *slog.Logger
 }
 
 // Server is the web application.

@@ -61,7 +61,7 @@ func (s *Server) traceList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	q := f.query(labellerSource(r))
+	q := f.query(labellerSource(r), s.cfg.Aliases)
 	q.Limit = pageSize
 	q.After, q.Before = r.URL.Query().Get("after"), r.URL.Query().Get("before")
 	page, err := s.cfg.Store.Browse(ctx, q)
@@ -136,7 +136,7 @@ func (s *Server) traceCount(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	n, err := s.cfg.Store.Count(r.Context(), f.query(labellerSource(r)))
+	n, err := s.cfg.Store.Count(r.Context(), f.query(labellerSource(r), s.cfg.Aliases))
 	if err != nil {
 		s.fail(w, r, err)
 		return
