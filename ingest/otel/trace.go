@@ -71,6 +71,7 @@ func (m *mapper) finish(tr *tree) {
 	sort.Strings(m.vocab)
 	t.SetMeta("otel.conventions", strings.Join(m.vocab, ","))
 	t.SetMeta("otel.spans", strconv.Itoa(len(tr.spans)))
+	t.SetSpans(spanTree(tr))
 	for i := range t.Steps {
 		if s := &t.Steps[i]; s.Kind == trace.KindMessage && s.Role == trace.RoleUser {
 			t.Task = s.Text
@@ -94,4 +95,21 @@ func (m *mapper) finish(tr *tree) {
 	for _, p := range t.Link() {
 		m.notes = append(m.notes, p.String())
 	}
+}
+
+// spanTree is the tree of the trace's spans as the trace keeps it (see
+// trace.Span), in the order received; nil beyond trace.MaxTreeSpans.
+func spanTree(tr *tree) []trace.Span {
+	if len(tr.spans) > trace.MaxTreeSpans {
+		return nil
+	}
+	out := make([]trace.Span, 0, len(tr.spans))
+	for _, s := range tr.spans {
+		sp := trace.Span{ID: s.SpanID.String(), Name: s.Name, Start: s.Start, End: s.End, Failed: s.Failed}
+		if !s.ParentID.IsEmpty() {
+			sp.Parent = s.ParentID.String()
+		}
+		out = append(out, sp)
+	}
+	return out
 }

@@ -97,3 +97,33 @@ func TestTraceMapping(t *testing.T) {
 		t.Errorf("a trace of no agent: %v %v", tr, notes)
 	}
 }
+
+// A trace keeps the tree of its spans, those that wrote no step too, with
+// their parents and times.
+func TestTraceKeepsItsSpanTree(t *testing.T) {
+	agent := span(1, 1, 0, 1, "gen_ai.operation.name", "invoke_agent", "gen_ai.agent.name", "planner")
+	tool := span(1, 2, 1, 2, "openinference.span.kind", "TOOL", "tool.name", "ls", "output.value", "a.txt")
+	get := span(1, 3, 2, 3, "http.route", "/files")
+	get.Failed = true
+	tr, _ := Trace([]Span{agent, tool, get}, "otlp-json", "mem")
+	if tr == nil {
+		t.Fatal("no trace")
+	}
+	got := tr.Spans()
+	want := []string{"0100000000000000<-:s1", "0200000000000000<-0100000000000000:s2", "0300000000000000<-0200000000000000:s3!"}
+	if len(got) != len(want) {
+		t.Fatalf("%d spans in the tree, want %d: %+v", len(got), len(want), got)
+	}
+	for i, s := range got {
+		line := s.ID + "<-" + s.Parent + ":" + s.Name
+		if s.Failed {
+			line += "!"
+		}
+		if s.Parent == "" {
+			line = s.ID + "<-:" + s.Name
+		}
+		if line != want[i] || !s.Start.Equal(time.Unix(int64(i+1), 0)) {
+			t.Errorf("span %d: %s at %v, want %s", i, line, s.Start, want[i])
+		}
+	}
+}

@@ -404,6 +404,7 @@ func commandArgs(tool, args string, top map[string]json.RawMessage) (callArgs, b
 type waterfall struct {
 	From, To int  // the steps it covers
 	Spans    bool // rows are spans
+	Tree     bool // nested by the trace's span tree, not guessed from its steps
 	Took     string
 	Tokens   int
 	Rows     []waterfallRow
@@ -468,9 +469,10 @@ func stepTimes(page []trace.Step, from int) (start, end []time.Time) {
 
 // newWaterfall lays out the page of steps that starts at from, with the
 // findings at its steps; nil when fewer than two of its steps are timed, or
-// all at one instant. rootSpan is the trace's root span (OpenTelemetry's,
-// from the trace's meta), "" when there is none.
-func newWaterfall(page []trace.Step, from int, rootSpan string, at map[int][]trace.Finding) *waterfall {
+// all at one instant. tree is the trace's span tree and rootSpan its root
+// span (OpenTelemetry's, from the trace's meta), nil and "" when it has
+// none.
+func newWaterfall(page []trace.Step, from int, tree []trace.Span, rootSpan string, at map[int][]trace.Finding) *waterfall {
 	start, end := stepTimes(page, from)
 	var t0, t1 time.Time
 	timed := 0
@@ -490,9 +492,12 @@ func newWaterfall(page []trace.Step, from int, rootSpan string, at map[int][]tra
 		return nil
 	}
 	w := &waterfall{From: from, To: from + len(page), Spans: slices.ContainsFunc(page, func(s trace.Step) bool { return s.SpanID != "" })}
-	if w.Spans {
+	switch {
+	case w.Spans && tree != nil:
+		w.Rows, w.Tree = treeRows(page, start, end, tree, t0, t1), true
+	case w.Spans:
 		w.Rows = spanRows(page, start, end, rootSpan)
-	} else {
+	default:
 		for i := range page {
 			s := &page[i]
 			if start[i].IsZero() {
@@ -528,15 +533,129 @@ func newWaterfall(page []trace.Step, from int, rootSpan string, at map[int][]tra
 			continue // a span none of whose steps is timed
 		}
 		r.Took = duration(r.end.Sub(r.start))
-		r.X = 100 * float64(r.start.Sub(t0)) / float64(total)
-		r.W = max(minBar, 100*float64(r.end.Sub(r.start))/float64(total))
+		// A span of the tree may run before or after the page's steps: its
+		// bar is cut at the page's edges.
+		from, to := r.start, r.end
+		if from.Before(t0) {
+			from = t0
+		}
+		if to.After(t1) {
+			to = t1
+		}
+		r.X = 100 * float64(from.Sub(t0)) / float64(total)
+		r.W = max(minBar, 100*float64(to.Sub(from))/float64(total))
 		r.X = min(r.X, 100-r.W)
 	}
 	return w
 }
 
-// spanRows groups the page's steps by the span they came from. The store
-// keeps each step's span but not the span's parent; the steps of a span
+// treeRows lays out the spans of the trace's tree that the page's steps
+// came from, with their ancestors and, under those, the spans that wrote
+// no step while the page's steps ran (an HTTP call under a tool): nested as
+// the tree says, each at its own times, with its steps' tokens. A step of
+// a span the tree lacks (a late span merged into a stored trace) stands
+// alone after them.
+func treeRows(page []trace.Step, start, end []time.Time, tree []trace.Span, t0, t1 time.Time) []waterfallRow {
+	index := make(map[string]int, len(tree))
+	for i, sp := range tree {
+		index[sp.ID] = i
+	}
+	rows := make([]*waterfallRow, len(tree))
+	row := func(i int) *waterfallRow {
+		if rows[i] == nil {
+			rows[i] = &waterfallRow{Label: tree[i].Name, Error: tree[i].Failed, start: tree[i].Start, end: tree[i].End}
+		}
+		return rows[i]
+	}
+	var loose []int
+	for i := range page {
+		s := &page[i]
+		n, ok := index[s.SpanID]
+		if !ok {
+			loose = append(loose, i)
+			continue
+		}
+		r := row(n)
+		r.Steps = append(r.Steps, s.Index)
+		r.Tokens += s.Tokens
+		r.Error = r.Error || stepFailed(s)
+		if r.Agent == "" {
+			r.Agent = s.Agent
+		}
+	}
+	// Shown: the spans with steps here and their ancestors (a cycle, which
+	// the tree may hold, is walked once), and below them the spans of no
+	// step here that ran within the page's time.
+	shown := make([]bool, len(tree))
+	for i := range rows {
+		for n, hops := i, 0; rows[i] != nil && n >= 0 && !shown[n] && hops <= len(tree); hops++ {
+			shown[n] = true
+			p, ok := index[tree[n].Parent]
+			if !ok {
+				break
+			}
+			n = p
+		}
+	}
+	children := map[int][]int{}
+	var roots []int
+	for i, sp := range tree {
+		if p, ok := index[sp.Parent]; ok && sp.Parent != "" && p != i {
+			children[p] = append(children[p], i)
+		} else {
+			roots = append(roots, i)
+		}
+	}
+	byStart := func(ids []int) {
+		slices.SortStableFunc(ids, func(a, b int) int { return tree[a].Start.Compare(tree[b].Start) })
+	}
+	byStart(roots)
+	var out []waterfallRow
+	visited := make([]bool, len(tree))
+	var walk func(i, depth int, parentAgent string)
+	walk = func(i, depth int, parentAgent string) {
+		if visited[i] {
+			return
+		}
+		visited[i] = true
+		sp := tree[i]
+		if !shown[i] && (rows[i] != nil || sp.End.Before(t0) || sp.Start.After(t1)) {
+			return
+		}
+		r := *row(i)
+		agent := r.Agent
+		if agent == parentAgent {
+			r.Agent = "" // named once, on the span that brings the name
+		} else if agent == "" {
+			agent = parentAgent
+		}
+		r.Depth = min(depth, maxIndent)
+		out = append(out, r)
+		kids := children[i]
+		byStart(kids)
+		for _, k := range kids {
+			walk(k, depth+1, agent)
+		}
+	}
+	for _, i := range roots {
+		walk(i, 0, "")
+	}
+	for i := range tree { // in a cycle, reached from no root
+		if shown[i] && !visited[i] {
+			walk(i, 0, "")
+		}
+	}
+	for _, i := range loose {
+		s := &page[i]
+		out = append(out, waterfallRow{Label: report.KindLabel(s), Agent: s.Agent, Steps: []int{s.Index}, Tokens: s.Tokens,
+			Error: stepFailed(s), start: start[i], end: end[i]})
+	}
+	return out
+}
+
+// spanRows groups the page's steps by the span they came from, for a
+// trace that keeps no span tree (one stored before traces kept it). The
+// store keeps each step's span but not the span's parent; the steps of a span
 // were written depth first, what it was given when it started and what it
 // produced when it ended around its children's, so a span whose steps
 // enclose another's holds it. A span that wrote steps only on one side of

@@ -132,7 +132,7 @@ func (s *Server) traceView(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v.Waterfall = newWaterfall(page, from, t.Meta["otel.root_span_id"], stepFindings(t.Findings))
+	v.Waterfall = newWaterfall(page, from, t.Spans(), t.Meta["otel.root_span_id"], stepFindings(t.Findings))
 	v.Timeline.Labelling = source != ""
 	if source != "" {
 		v.Label = newLabelPanel(t, source, queueOf(r))

@@ -132,27 +132,46 @@ func TestWaterfall(t *testing.T) {
 		{Kind: trace.KindMessage, Role: "assistant", Text: "untimed"},
 		{Kind: trace.KindFinal, Role: "assistant", Text: "Done.", Time: at(65000)},
 	}
+	// The same trace's span tree, as traces from OpenTelemetry keep it: the
+	// HTTP call under fetch_claim wrote no step, and the tool spans sit
+	// under the LLM span that called them.
+	tree := []trace.Span{
+		{ID: "a1", Name: "invoke_agent triage", Start: at(0), End: at(9500)},
+		{ID: "b2", Parent: "a1", Name: "chat", Start: at(100), End: at(1900)},
+		{ID: "c3", Parent: "b2", Name: "execute_tool lookup_policy", Start: at(1950), End: at(2600)},
+		{ID: "e5", Parent: "a1", Name: "chat", Start: at(2700), End: at(3800)},
+		{ID: "f6", Parent: "e5", Name: "execute_tool fetch_claim", Start: at(3850), End: at(8900), Failed: true},
+		{ID: "99", Parent: "f6", Name: "GET /claims", Start: at(3900), End: at(8850), Failed: true},
+		{ID: "07", Parent: "a1", Name: "chat", Start: at(9000), End: at(9400)},
+		{ID: "88", Parent: "a1", Name: "GET /later", Start: at(20000), End: at(21000)}, // after the page
+	}
+	late := append(append([]trace.Step(nil), otel...), trace.Step{Kind: trace.KindMessage, Role: "user", SpanID: "x9", Time: at(9450)})
 	tests := []struct {
 		name  string
 		steps []trace.Step
 		from  int // the page's first step
+		tree  []trace.Span
 		root  string
 		want  []string // nil: no waterfall
 	}{
-		{"spans", otel, 0, "a1", []string{
+		{"a span tree", late, 0, tree, "a1", []string{
+			"invoke_agent triage [0] 9.5 s @triage", ". chat [1 2 3] 1.8 s 31tok !FM-1.3 !decisive error", ". . execute_tool lookup_policy [4] 650 ms",
+			". chat [5] 1.1 s 22tok", ". . execute_tool fetch_claim [6] 5.0 s x", ". . . GET /claims [] 5.0 s x", ". chat [7] 400 ms 74tok",
+			"message [8] 0 ms"}},
+		{"spans", otel, 0, nil, "a1", []string{
 			"agent [0] 9.4 s @triage", ". LLM [1 2 3] 1.7 s 31tok !FM-1.3 !decisive error", ". tool lookup_policy [4] 700 ms", ". LLM [5] 1.2 s 22tok",
 			". tool fetch_claim [6] 5.1 s x", ". LLM [7] 500 ms 74tok"}},
 		// Without its root span the LLM spans stand side by side.
-		{"spans, no root", otel[1:], 1, "a1", []string{
+		{"spans, no root", otel[1:], 1, nil, "a1", []string{
 			"LLM [1 2 3] 1.7 s @triage 31tok !FM-1.3 !decisive error", "tool lookup_policy [4] 700 ms @triage", "LLM [5] 1.2 s @triage 22tok",
 			"tool fetch_claim [6] 5.1 s @triage x", "LLM [7] 500 ms @triage 74tok"}},
-		{"nested spans", nested, 0, "", []string{"LLM [0 3] 1.0 s !FM-1.3 !decisive error", ". tool t [1 2] 700 ms !FM-1.3", "message [4] 0 ms"}},
-		{"a handoff", handoff, 0, "r", []string{"agent [0] 3.0 s @planner", ". LLM [1] 1.0 s", ". agent [2] 0 ms @coder !FM-1.3", ". LLM [3] 1.9 s @coder !FM-1.3 !decisive error"}},
-		{"steps", codex, 0, "", []string{
+		{"nested spans", nested, 0, nil, "", []string{"LLM [0 3] 1.0 s !FM-1.3 !decisive error", ". tool t [1 2] 700 ms !FM-1.3", "message [4] 0 ms"}},
+		{"a handoff", handoff, 0, nil, "r", []string{"agent [0] 3.0 s @planner", ". LLM [1] 1.0 s", ". agent [2] 0 ms @coder !FM-1.3", ". LLM [3] 1.9 s @coder !FM-1.3 !decisive error"}},
+		{"steps", codex, 0, nil, "", []string{
 			"message Begin investigation [0] 0 ms", "reasoning Start with an inventory. [1] 1.6 s", "call shell [2] 2.0 s 17tok !FM-1.3",
 			"result shell [3] 100 ms x !FM-1.3 !decisive error", "final Done. [5] 1m1s"}},
-		{"one timed step", codex[4:], 4, "", nil},
-		{"untimed", []trace.Step{{Kind: trace.KindMessage}, {Kind: trace.KindFinal}}, 0, "", nil},
+		{"one timed step", codex[4:], 4, nil, "", nil},
+		{"untimed", []trace.Step{{Kind: trace.KindMessage}, {Kind: trace.KindFinal}}, 0, nil, "", nil},
 	}
 	// Findings at steps 2 and 3: the rows that hold them are flagged.
 	found := stepFindings([]trace.Finding{
@@ -165,7 +184,7 @@ func TestWaterfall(t *testing.T) {
 		for i := range steps {
 			steps[i].Index = tc.from + i
 		}
-		w := newWaterfall(steps, tc.from, tc.root, found)
+		w := newWaterfall(steps, tc.from, tc.tree, tc.root, found)
 		if w == nil {
 			if tc.want != nil {
 				t.Errorf("%s: no waterfall", tc.name)
@@ -184,7 +203,7 @@ func TestWaterfall(t *testing.T) {
 	for i := range foldRows + 1 {
 		long = append(long, trace.Step{Index: i, Kind: trace.KindMessage, Role: "user", Time: at(i)})
 	}
-	if w := newWaterfall(long, 0, "", nil); w == nil || !w.Folded {
+	if w := newWaterfall(long, 0, nil, "", nil); w == nil || !w.Folded {
 		t.Error("a waterfall of many rows is open")
 	}
 }
@@ -261,5 +280,31 @@ func TestSummaryUnannotated(t *testing.T) {
 		if page := b.ok("/traces/" + id); !strings.Contains(page, want) {
 			t.Errorf("%s: the summary does not say %q", id, want)
 		}
+	}
+}
+
+// A trace that keeps its span tree shows it: spans that wrote no step are
+// rows too, without a step to link to, and their names are escaped.
+func TestTracePageSpanTree(t *testing.T) {
+	const script = `<script>alert(1)</script>`
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	tr := &trace.Trace{ID: "tree", Format: "otlp-json", Source: "tree.json"}
+	tr.Append(trace.Step{Kind: trace.KindMessage, Role: "user", SpanID: "a", Text: "go", Time: at})
+	tr.Append(trace.Step{Kind: trace.KindFinal, Role: "assistant", SpanID: "b", Text: "done", Time: at.Add(2 * time.Second)})
+	tr.SetSpans([]trace.Span{
+		{ID: "a", Name: "invoke_agent", Start: at, End: at.Add(2 * time.Second)},
+		{ID: "b", Parent: "a", Name: "chat", Start: at.Add(time.Second), End: at.Add(2 * time.Second)},
+		{ID: "c", Parent: "a", Name: "GET " + script, Start: at.Add(100 * time.Millisecond), End: at.Add(900 * time.Millisecond)},
+	})
+	st := openStore(t)
+	put(t, st, "/tree.json", tr)
+	page := serve(t, Config{Store: st}).ok("/traces/tree")
+	for _, want := range []string{`>GET &lt;script&gt;alert(1)&lt;/script&gt;`, `#0</a> invoke_agent`, `#1</a> chat`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script>alert") {
+		t.Error("a span's name reached the page as markup")
 	}
 }
