@@ -246,6 +246,16 @@ func mergeRun(m, frag *trace.Trace) {
 	}
 	for k, v := range frag.Meta {
 		switch old, ok := meta[k]; {
+		case k == trace.SpanTreeMeta:
+			// A stored trace without a tree (stored before traces kept one,
+			// or of too many spans) is not given a part of one.
+			if ok {
+				if tree := mergeSpanTrees(old, v); tree != "" {
+					meta[k] = tree
+				} else {
+					delete(meta, k)
+				}
+			}
 		case !ok:
 			meta[k] = v
 		case k == "otel.spans":
@@ -274,4 +284,25 @@ func mergeRun(m, frag *trace.Trace) {
 			m.Outcomes = append(m.Outcomes, o)
 		}
 	}
+}
+
+// mergeSpanTrees adds to a stored span tree the spans of a fragment's that
+// it lacks; "" when the two together are more than a trace keeps.
+func mergeSpanTrees(stored, frag string) string {
+	a := &trace.Trace{Meta: map[string]string{trace.SpanTreeMeta: stored}}
+	b := &trace.Trace{Meta: map[string]string{trace.SpanTreeMeta: frag}}
+	spans := a.Spans()
+	have := map[string]bool{}
+	for _, sp := range spans {
+		have[sp.ID] = true
+	}
+	for _, sp := range b.Spans() {
+		if !have[sp.ID] {
+			have[sp.ID] = true
+			spans = append(spans, sp)
+		}
+	}
+	m := &trace.Trace{}
+	m.SetSpans(spans)
+	return m.Meta[trace.SpanTreeMeta]
 }

@@ -191,3 +191,26 @@ func TestMergeAgents(t *testing.T) {
 		}
 	}
 }
+
+// Late spans join the stored trace's span tree, each once; a stored trace
+// that keeps no tree is not given a part of one.
+func TestMergeSpanTree(t *testing.T) {
+	all := mergeSpans()
+	ids := func(tr *trace.Trace) []string {
+		var out []string
+		for _, sp := range tr.Spans() {
+			out = append(out, strings.TrimRight(sp.ID, "0"))
+		}
+		slices.Sort(out)
+		return out
+	}
+	stored, _ := otel.Trace(pick(all, 2, 3, 4, 5), "otlp-json", "test")
+	m, changed := merge(stored, pick(all, 1, 5, 6))
+	if want := []string{"01", "02", "03", "04", "05", "06"}; !changed || !slices.Equal(ids(m), want) {
+		t.Errorf("merged tree %v, want %v", ids(m), want)
+	}
+	delete(stored.Meta, trace.SpanTreeMeta)
+	if m, _ := merge(stored, pick(all, 6)); m.Spans() != nil {
+		t.Errorf("a trace without a tree got part of one: %v", ids(m))
+	}
+}
