@@ -279,15 +279,24 @@ func (w *walker) walked(ctx context.Context, files []string) error {
 		}
 		return nil
 	}
+	// Files are started a few ahead of the one whose results come next,
+	// Workers of them read at a time: a file done early does not leave its
+	// worker idle while an earlier, longer one finishes. What waits is only
+	// a file's issues and counts.
 	done := make([]chan walkedFile, len(files))
+	running := make(chan struct{}, w.opts.Workers)
 	started := 0
 	start := func() {
 		ch := make(chan walkedFile, 1)
 		done[started] = ch
-		go func(p string) { ch <- w.fileApart(ctx, p) }(files[started])
+		go func(p string) {
+			running <- struct{}{}
+			defer func() { <-running }()
+			ch <- w.fileApart(ctx, p)
+		}(files[started])
 		started++
 	}
-	for started < min(w.opts.Workers, len(files)) {
+	for started < min(4*w.opts.Workers, len(files)) {
 		start()
 	}
 	var stop error
