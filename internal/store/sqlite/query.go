@@ -235,7 +235,7 @@ func (s *Store) StepsAt(ctx context.Context, id string, idx []int) ([]trace.Step
 // steps reads the steps of a trace whose row ids satisfy rowids (a
 // condition on the row id, in which ?1 is the first row id of the trace,
 // with its args after it; "" for every step), in order. A trace's steps
-// are the range of row ids of its key (see migration 0005).
+// are the range of row ids of its key (see migration 0007).
 func (s *Store) steps(ctx context.Context, id, rowids string, args []any) ([]trace.Step, error) {
 	var key int64
 	err := s.db.QueryRowContext(ctx, `SELECT key FROM trace_keys WHERE trace_id = ?`, id).Scan(&key)

@@ -27,14 +27,9 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	case info.IsDir():
 		return nil, fmt.Errorf("%s is a directory, not a database", path)
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)")
+	db, err := openConn(ctx, path, "mode=ro&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)")
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1)
-	if err := connect(ctx, db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening %s: %w", path, err)
+		return nil, err
 	}
 	if err := checkReadable(ctx, db); err != nil {
 		db.Close()

@@ -56,17 +56,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// new trace is checked against) then holds until it commits, whatever
 	// another process writes meanwhile. busy_timeout comes first: switching a
 	// new database to WAL takes a lock another opener may hold.
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	db, err := openConn(ctx, path, "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", path, err)
-	}
-	// One writer at a time is how SQLite works; a single connection also keeps
-	// the pragmas above in force for every statement.
-	db.SetMaxOpenConns(1)
-	if err := connect(ctx, db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening %s: %w", path, err)
+		return nil, err
 	}
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
@@ -78,6 +70,22 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &Store{db: db, shared: shared}, nil
+}
+
+// openConn opens the database at path with the DSN parameters given, on
+// one connection: one writer at a time is how SQLite works, and a single
+// connection also keeps the pragmas in force for every statement.
+func openConn(ctx context.Context, path, params string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?"+params)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if err := connect(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	return db, nil
 }
 
 // connect opens the one connection, applying the pragmas. Switching a new
