@@ -137,24 +137,40 @@ func (r *record) skipPart(lines int, raw json.RawMessage, err error, label, what
 func headKeys(head []byte, below int) map[string]string {
 	sniffed.Lock()
 	defer sniffed.Unlock()
-	if !bytes.Equal(sniffed.head, head) || sniffed.head == nil {
-		sniffed.head = append(sniffed.head[:0:0], head...)
-		clear(sniffed.keys)
+	// The files of a walk are sniffed by several workers at once: a few
+	// heads are kept, the oldest replaced.
+	var h *sniffedHead
+	for i := range sniffed.heads {
+		if c := &sniffed.heads[i]; c.keys != nil && bytes.Equal(c.head, head) {
+			h = c
+			break
+		}
 	}
-	if keys, ok := sniffed.keys[below]; ok {
-		return keys
+	if h == nil {
+		h = &sniffed.heads[sniffed.next]
+		sniffed.next = (sniffed.next + 1) % len(sniffed.heads)
+		h.head, h.keys = append(h.head[:0:0], head...), map[int]map[string]string{}
 	}
-	keys := readHeadKeys(head, below)
-	sniffed.keys[below] = keys
+	keys, ok := h.keys[below]
+	if !ok {
+		keys = readHeadKeys(head, below)
+		h.keys[below] = keys
+	}
 	return keys
 }
 
-// sniffed holds the keys found in the last head headKeys read, by below.
-var sniffed = struct {
-	sync.Mutex
+// sniffedHead is a head headKeys read, with its keys by below.
+type sniffedHead struct {
 	head []byte
 	keys map[int]map[string]string
-}{keys: map[int]map[string]string{}}
+}
+
+// sniffed holds the last heads headKeys read.
+var sniffed struct {
+	sync.Mutex
+	heads [4]sniffedHead
+	next  int
+}
 
 func readHeadKeys(head []byte, below int) map[string]string {
 	depth := 0

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,4 +217,18 @@ func fuzzDecode(t *testing.T, f Format, data []byte, limit int) []*trace.Trace {
 		t.Errorf("Decode: %v", err)
 	}
 	return traces
+}
+
+// headKeys keeps a few heads: heads asked for in turn, as several workers
+// sniff, each get their own keys.
+func TestHeadKeysOfHeadsInTurn(t *testing.T) {
+	heads := []string{`{"a":"1"}`, `{"b":"2"}`, `[{"c":"3"}]`, `{"d":"4"}`, `{"e":"5"}`, `{"a":"1"}`}
+	for round := range 2 {
+		for _, h := range heads {
+			keys := headKeys([]byte(h), 0)
+			if len(keys) != 1 || !strings.Contains(h, `"`+slices.Collect(maps.Keys(keys))[0]+`"`) {
+				t.Errorf("round %d: keys of %s: %v", round, h, keys)
+			}
+		}
+	}
 }
