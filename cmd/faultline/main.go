@@ -48,6 +48,8 @@ type app struct {
 	configPath     string // --config; "" reads ./faultline.yaml when present
 	verbose        bool
 	quiet          bool
+	cpuProfile     string // --cpuprofile: where to write a CPU profile of the command
+	stopProfile    func() error
 	log            *slog.Logger
 }
 
@@ -59,6 +61,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if a.stopProfile != nil {
+		if perr := a.stopProfile(); perr != nil && err == nil {
+			err = perr
+		}
+	}
 	switch {
 	case err == nil:
 		return exitOK
@@ -84,7 +91,7 @@ Start with:  faultline analyze examples/
 Then browse: faultline serve`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn
 			if a.verbose {
 				level = slog.LevelDebug
@@ -93,6 +100,14 @@ Then browse: faultline serve`,
 			if !a.quiet {
 				noticeDeprecated(cmd, a.stderr)
 			}
+			if a.cpuProfile != "" {
+				stop, err := startCPUProfile(a.cpuProfile)
+				if err != nil {
+					return err
+				}
+				a.stopProfile = stop
+			}
+			return nil
 		},
 	}
 	defaultDB := store.DefaultPath
@@ -103,6 +118,9 @@ Then browse: faultline serve`,
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "settings `FILE`: model aliases, the judge's endpoint (default ./"+config.DefaultFile+" when present)")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "log what is being done, file by file")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print errors only, not notices")
+	// For whoever measures faultline itself (bench/ scripts), not for users.
+	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to `FILE`")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	root.AddCommand(a.ingestCommand(), a.lsCommand(), a.showCommand(), a.analyzeCommand(), a.reportCommand(), a.checkCommand(), a.evalCommand(), a.judgeCommand(), a.scoreCommand(), a.detectorsCommand(), a.modesCommand(), a.synthCommand(), a.receiveCommand(), a.serveCommand(), a.labelsCommand(), a.exportCommand(), a.diffCommand(), a.versionCommand())
 	root.CompletionOptions.HiddenDefaultCmd = true
 	return root
