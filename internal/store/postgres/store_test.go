@@ -1,0 +1,115 @@
+package postgres
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/store/postgres/pgtest"
+	"github.com/faultline/faultline/internal/store/storetest"
+)
+
+func open(t *testing.T) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), pgtest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestConformance runs the store's conformance suite on PostgreSQL.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Store { return open(t) })
+}
+
+// TestNewerSchema refuses a database a newer faultline migrated, naming
+// both versions, for writing and for reading.
+func TestNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t)
+	st, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.db.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (99)`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for name, open := range map[string]func(context.Context, string) (*Store, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+		_, err := open(ctx, dsn)
+		if err == nil || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), "(7)") {
+			t.Errorf("%s(newer schema) = %v, want a refusal naming 99 and 7", name, err)
+		}
+	}
+}
+
+// TestReadOnly reads a migrated database, refuses an empty one and never
+// writes.
+func TestReadOnly(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t)
+	if _, err := OpenReadOnly(ctx, dsn); err == nil || !strings.Contains(err.Error(), "no faultline") {
+		t.Errorf("OpenReadOnly(empty database) = %v, want a refusal", err)
+	}
+	st, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	ro, err := OpenReadOnly(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if err := ro.PutCachedAnswer(ctx, storeEntry()); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("a write through a read-only store = %v, want a refusal", err)
+	}
+}
+
+// TestConnectionErrors names the server, the database and what failed in
+// one line, and never the password.
+func TestConnectionErrors(t *testing.T) {
+	ctx := context.Background()
+	server, err := url.Parse(pgtest.Server(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "s3cret-Pa55"
+	wrongPassword := *server
+	wrongPassword.User = url.UserPassword(server.User.Username(), secret)
+	noDatabase := *server
+	noDatabase.Path = "/faultline_no_such_database"
+	unreachable := *server
+	unreachable.Host = "127.0.0.1:1"
+	unreachable.User = url.UserPassword("someone", secret)
+	for _, tc := range []struct {
+		name string
+		dsn  string
+		want []string
+	}{
+		{"wrong password", wrongPassword.String(), []string{server.Hostname(), server.Port(), "password authentication failed"}},
+		{"no such database", noDatabase.String(), []string{"faultline_no_such_database", "does not exist"}},
+		{"unreachable", unreachable.String(), []string{"127.0.0.1:1", "connection refused"}},
+		{"bad URL", "postgres://someone:" + secret + "@host:notaport/db", []string{"PostgreSQL URL", "host"}},
+	} {
+		_, err := Open(ctx, tc.dsn)
+		if err == nil {
+			t.Errorf("%s: Open succeeded", tc.name)
+			continue
+		}
+		msg := err.Error()
+		if strings.Contains(msg, secret) || strings.Contains(msg, "\n") {
+			t.Errorf("%s: %q shows the password or is not one line", tc.name, msg)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q does not say %q", tc.name, msg, w)
+			}
+		}
+	}
+}
+
+func storeEntry() store.CacheEntry { return store.CacheEntry{Key: "k", Model: "m", Content: "c"} }
