@@ -239,23 +239,28 @@ type found struct {
 // modeMarks folds the store's marks, as they stream, into each trace's
 // found modes, indexed as the store's traces.
 type modeMarks struct {
-	traces []found
+	// traces holds blocks of markBlock traces: a slice grown by doubling
+	// would copy a million traces' worth again and again, into memory
+	// fresh from the system each time.
+	traces [][]found
 	// code maps a stored mode to its MAST index, or to -1-i for the i-th
 	// of systemCodes, looked up once per distinct string.
 	code        map[string]int
 	systemCodes []string
 }
 
+const markBlock = 1 << 13
+
 var nothingFound = found{first: [16]int32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}}
 
 func (mm *modeMarks) add(mk store.Mark) {
-	for int(mk.Trace) >= len(mm.traces) {
-		if len(mm.traces) == cap(mm.traces) {
-			// Doubled: append grows a large slice by a quarter, copying a
-			// million traces' worth again and again.
-			mm.traces = slices.Grow(mm.traces, max(len(mm.traces), 1024))
+	block, at := int(mk.Trace)/markBlock, int(mk.Trace)%markBlock
+	for block >= len(mm.traces) {
+		b := make([]found, markBlock)
+		for i := range b {
+			b[i] = nothingFound
 		}
-		mm.traces = append(mm.traces, nothingFound)
+		mm.traces = append(mm.traces, b)
 	}
 	k, ok := mm.code[mk.Mode]
 	if !ok {
@@ -266,7 +271,7 @@ func (mm *modeMarks) add(mk store.Mark) {
 		}
 		mm.code[mk.Mode] = k
 	}
-	f := &mm.traces[mk.Trace]
+	f := &mm.traces[block][at]
 	if k < 0 {
 		if si := int32(-1 - k); !slices.Contains(f.system, si) {
 			f.system = append(f.system, si)
@@ -281,8 +286,8 @@ func (mm *modeMarks) add(mk store.Mark) {
 
 // of is what was found on the store's i-th trace.
 func (mm *modeMarks) of(i int) found {
-	if i < len(mm.traces) {
-		return mm.traces[i]
+	if block := i / markBlock; block < len(mm.traces) {
+		return mm.traces[block][i%markBlock]
 	}
 	return nothingFound
 }

@@ -633,73 +633,142 @@ type VerdictSource interface {
 // findings of another detector set are left out, as are modes outside MAST
 // and the system codes. The labels come trace by trace, in id order.
 func StoredLabels(ctx context.Context, st VerdictSource, source string, ids []string) (*labels.Set, error) {
-	selected := []string{source}
-	detectors := store.MatchSource(detect.Source, selected)
-	version := detect.Version(detect.All)
-	modes := detectorModes()
-	all, matched := map[string]bool{}, map[string]bool{}
-	known := map[string]bool{} // whether a mode, as stored, is MAST or a system code
-	covered := 0
-	// Sized for a verdict on every mode of every trace, what a judge or a
-	// labeller gives: on a large store, growing it step by step costs
-	// more than reading the findings.
-	set := &labels.Set{Name: source, Labels: make([]labels.ModeLabel, 0, len(ids)*len(taxonomy.MAST.Modes))}
+	sets, err := StoredLabelSets(ctx, st, []string{source}, ids)
+	if err != nil {
+		return nil, err
+	}
+	return sets[0], nil
+}
+
+// StoredLabelSets reads several sources as StoredLabels reads one, in one
+// pass over the store, on the traces every one of them can be compared
+// on: those each source but the detectors annotated (all the given ones
+// when nil). A source that annotated none of them is an error naming it.
+func StoredLabelSets(ctx context.Context, st VerdictSource, sources []string, ids []string) ([]*labels.Set, error) {
+	readers := make([]*labelReader, len(sources))
+	for i, source := range sources {
+		readers[i] = newLabelReader(source, len(ids))
+	}
+	var annotators []string
+	for _, source := range sources {
+		if !store.MatchSource(detect.Source, []string{source}) {
+			annotators = append(annotators, source)
+		}
+	}
+	all := map[string]bool{}
 	err := st.TraceVerdicts(ctx, ids, func(t store.TraceVerdicts) error {
 		for _, src := range t.Sources {
 			all[src] = true
-			matched[src] = matched[src] || store.MatchSource(src, selected)
 		}
-		cover := detectors && t.DetectedWith == version
-		if cover {
-			covered++
-		}
-		// The trace's labels so far: a few, found by a look along them.
-		first := len(set.Labels)
-		put := func(mode string, v trace.Verdict, steps []int, implied bool) {
-			i := first
-			for i < len(set.Labels) && set.Labels[i].Mode != mode {
-				i++
-			}
-			if i == len(set.Labels) {
-				set.Labels = append(set.Labels, labels.ModeLabel{Trace: t.Trace, Mode: mode, Verdict: v, Implied: implied})
-			}
-			l := &set.Labels[i]
-			l.Verdict = combine(l.Verdict, v)
-			if v == trace.Present {
-				l.Steps = append(l.Steps, steps...)
+		for _, a := range annotators {
+			if !slices.ContainsFunc(t.Sources, func(src string) bool { return store.MatchSource(src, []string{a}) }) {
+				return nil
 			}
 		}
-		for _, v := range t.Verdicts {
-			if !store.MatchSource(v.Source, selected) {
-				continue
-			}
-			ok, seen := known[v.Mode]
-			if !seen {
-				_, _, ok = taxonomy.Lookup(v.Mode)
-				known[v.Mode] = ok
-			}
-			if ok && (v.Source != detect.Source || cover) {
-				put(v.Mode, v.Verdict, v.Steps, false)
-			}
-		}
-		if cover {
-			for _, m := range modes {
-				if !slices.ContainsFunc(set.Labels[first:], func(l labels.ModeLabel) bool { return l.Mode == m }) {
-					put(m, trace.Absent, nil, true)
-				}
-			}
+		for _, r := range readers {
+			r.add(t)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for src, ok := range matched {
+	sets := make([]*labels.Set, len(readers))
+	for i, r := range readers {
+		if sets[i], err = r.finish(all); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
+}
+
+// labelReader builds one source's labels, trace by trace.
+type labelReader struct {
+	selected  []string
+	detectors bool // whether the source takes in the detectors
+	version   string
+	modes     []string // the detectors' modes
+	matched   map[string]bool
+	known     map[string]bool // whether a mode, as stored, is MAST or a system code
+	covered   int
+	set       *labels.Set
+}
+
+// newLabelReader starts reading source on about traces traces.
+func newLabelReader(source string, traces int) *labelReader {
+	selected := []string{source}
+	return &labelReader{
+		selected:  selected,
+		detectors: store.MatchSource(detect.Source, selected),
+		version:   detect.Version(detect.All),
+		modes:     detectorModes(),
+		matched:   map[string]bool{},
+		known:     map[string]bool{},
+		// Sized for a verdict on every mode of every trace, what a judge
+		// or a labeller gives: on a large store, growing it step by step
+		// costs more than reading the findings.
+		set: &labels.Set{Name: source, Labels: make([]labels.ModeLabel, 0, traces*len(taxonomy.MAST.Modes))},
+	}
+}
+
+// add takes in what one trace holds.
+func (r *labelReader) add(t store.TraceVerdicts) {
+	set := r.set
+	for _, src := range t.Sources {
+		r.matched[src] = r.matched[src] || store.MatchSource(src, r.selected)
+	}
+	cover := r.detectors && t.DetectedWith == r.version
+	if cover {
+		r.covered++
+	}
+	// The trace's labels so far: a few, found by a look along them.
+	first := len(set.Labels)
+	put := func(mode string, v trace.Verdict, steps []int, implied bool) {
+		i := first
+		for i < len(set.Labels) && set.Labels[i].Mode != mode {
+			i++
+		}
+		if i == len(set.Labels) {
+			set.Labels = append(set.Labels, labels.ModeLabel{Trace: t.Trace, Mode: mode, Verdict: v, Implied: implied})
+		}
+		l := &set.Labels[i]
+		l.Verdict = combine(l.Verdict, v)
+		if v == trace.Present {
+			l.Steps = append(l.Steps, steps...)
+		}
+	}
+	for _, v := range t.Verdicts {
+		if !store.MatchSource(v.Source, r.selected) {
+			continue
+		}
+		ok, seen := r.known[v.Mode]
+		if !seen {
+			_, _, ok = taxonomy.Lookup(v.Mode)
+			r.known[v.Mode] = ok
+		}
+		if ok && (v.Source != detect.Source || cover) {
+			put(v.Mode, v.Verdict, v.Steps, false)
+		}
+	}
+	if cover {
+		for _, m := range r.modes {
+			if !slices.ContainsFunc(set.Labels[first:], func(l labels.ModeLabel) bool { return l.Mode == m }) {
+				put(m, trace.Absent, nil, true)
+			}
+		}
+	}
+}
+
+// finish returns the labels read, or an error naming the sources there
+// (all) when the source annotated none of the traces.
+func (r *labelReader) finish(all map[string]bool) (*labels.Set, error) {
+	set := r.set
+	for src, ok := range r.matched {
 		if ok {
 			set.Sources = append(set.Sources, src)
 		}
 	}
-	if covered > 0 && !matched[detect.Source] {
+	if r.covered > 0 && !r.matched[detect.Source] {
 		set.Sources = append(set.Sources, detect.Source)
 	}
 	sort.Strings(set.Sources)
@@ -708,10 +777,10 @@ func StoredLabels(ctx context.Context, st VerdictSource, source string, ids []st
 		if len(all) > 0 {
 			there = strings.Join(slices.Sorted(maps.Keys(all)), ", ")
 		}
-		return nil, fmt.Errorf("no annotations of source %q on these traces (sources there: %s)", source, there)
+		return nil, fmt.Errorf("no annotations of source %q on these traces (sources there: %s)", set.Name, there)
 	}
-	if covered > 0 {
-		set.Detail = fmt.Sprintf("detectors report only what they find: their silence counts as absent for %s on the %d traces they ran on", strings.Join(modes, ", "), covered)
+	if r.covered > 0 {
+		set.Detail = fmt.Sprintf("detectors report only what they find: their silence counts as absent for %s on the %d traces they ran on", strings.Join(r.modes, ", "), r.covered)
 	}
 	for i := range set.Labels {
 		slices.Sort(set.Labels[i].Steps)

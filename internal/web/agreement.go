@@ -11,7 +11,6 @@ import (
 	"github.com/faultline/faultline/internal/eval"
 
 	"github.com/faultline/faultline/detect"
-	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
@@ -99,14 +98,11 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 		if err != nil {
 			return agreementView{}, err
 		}
-		a, errA := eval.StoredLabels(ctx, s.cfg.Store, v.A, ids)
-		b, errB := eval.StoredLabels(ctx, s.cfg.Store, v.B, ids)
-		switch {
-		case errA != nil:
-			v.PairError = errA.Error()
-		case errB != nil:
-			v.PairError = errB.Error()
-		default:
+		sets, err := eval.StoredLabelSets(ctx, s.cfg.Store, []string{v.A, v.B}, ids)
+		if err != nil {
+			v.PairError = err.Error()
+		} else {
+			a, b := sets[0], sets[1]
 			v.Pair = eval.Agree(a, b, eval.DefaultOptions)
 			v.Rows = agreementRows(v.Pair)
 			conflicts := eval.Conflicts(a, b)
@@ -126,16 +122,10 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 		if err != nil {
 			return agreementView{}, err
 		}
-		var sets []*labels.Set
-		for _, src := range v.Raters {
-			set, err := eval.StoredLabels(ctx, s.cfg.Store, src, ids)
-			if err != nil {
-				v.MultiError = err.Error()
-				break
-			}
-			sets = append(sets, set)
-		}
-		if v.MultiError == "" {
+		sets, err := eval.StoredLabelSets(ctx, s.cfg.Store, v.Raters, ids)
+		if err != nil {
+			v.MultiError = err.Error()
+		} else {
 			v.Multi = eval.AgreeRaters(sets, eval.DefaultOptions)
 			if v.Multi.Overall == nil {
 				v.MultiError = "no trace has a mode every one of them decided"

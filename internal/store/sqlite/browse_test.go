@@ -212,11 +212,17 @@ func TestTracesAnnotatedBy(t *testing.T) {
 		{[]string{"human:ann", "judge:x"}, "[t00 t06 t12 t18]"},
 		{[]string{"human:bob", "judge:x"}, "[]"},
 	} {
-		got, err := st.TracesAnnotatedBy(ctx, tc.sources)
-		if err != nil || fmt.Sprint(got) != tc.want {
-			t.Errorf("%v: %v, %v; want %s", tc.sources, got, err, tc.want)
+		// From the findings of the smaller source, and, once every source
+		// has findings enough, from the summaries.
+		for _, enough := range []int{50_000, 1} {
+			annotatedEnough = enough
+			got, err := st.TracesAnnotatedBy(ctx, tc.sources)
+			if err != nil || fmt.Sprint(got) != tc.want {
+				t.Errorf("%v, counting up to %d: %v, %v; want %s", tc.sources, enough, got, err, tc.want)
+			}
 		}
 	}
+	annotatedEnough = 50_000
 }
 
 func TestValuesAndSources(t *testing.T) {

@@ -33,7 +33,15 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 		selected[i] = store.MatchSource(name, sources)
 		place[i], last[i] = -1, -1
 	}
-	c := &store.Cohort{}
+	// Grown by doubling, a million traces' rows would be copied again and
+	// again, into memory fresh from the system each time.
+	expect := len(ids)
+	if ids == nil {
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM traces`).Scan(&expect); err != nil {
+			return nil, fmt.Errorf("counting traces: %w", err)
+		}
+	}
+	c := &store.Cohort{Traces: make([]store.CohortTrace, 0, expect), Annotations: make([]store.Annotation, 0, 2*expect)}
 	intern := map[string]string{}
 	in := func(v string) string {
 		if w, ok := intern[v]; ok {
@@ -45,17 +53,12 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	}
 	var outcomes []trace.Outcome
 	var primaries outcomeSlab
-	var id, attrs, outcomeList, findingList string
-	err = s.eachSummary(ctx, ids, `SELECT trace_id, model || char(31) || system || char(31) || scenario || char(31) || (detected_with != ''), outcome_list, finding_list
-		FROM trace_summary WHERE 1 %s`, &id, []any{&attrs, &outcomeList, &findingList}, func() error {
-		model, rest, _ := strings.Cut(attrs, "\x1f")
-		system, rest, _ := strings.Cut(rest, "\x1f")
-		scenario, detected, ok := strings.Cut(rest, "\x1f")
-		if !ok {
-			return fmt.Errorf("trace %s: %w", id, errSummary)
-		}
+	columns := []string{"trace_id", "model", "system", "scenario", "(detected_with != '')", "outcome_list", "finding_list"}
+	err = s.eachSummary(ctx, ids, columns, func(row []string) error {
+		// The id alone is kept: not the row it was cut from.
+		id, outcomeList, findingList := strings.Clone(row[0]), row[5], row[6]
 		i := int32(len(c.Traces))
-		t := store.CohortTrace{ID: id, Model: in(model), System: in(system), Scenario: in(scenario), Detected: detected == "1"}
+		t := store.CohortTrace{ID: id, Model: in(row[1]), System: in(row[2]), Scenario: in(row[3]), Detected: row[4] == "1"}
 		outcomes = outcomes[:0]
 		err := eachOutcome(outcomeList, func(o trace.Outcome) {
 			o.Source, o.Metric = in(o.Source), in(o.Metric)

@@ -86,9 +86,11 @@ func (s *Store) TraceVerdicts(ctx context.Context, ids []string, fn func(store.T
 	last := make([]int, len(names)) // 1 + the row that last named each source
 	modes := map[string]string{}
 	var t store.TraceVerdicts
-	var findingList string
 	row := 0
-	err = s.eachSummary(ctx, ids, `SELECT trace_id, detected_with, finding_list FROM trace_summary WHERE 1 %s`, &t.Trace, []any{&t.DetectedWith, &findingList}, func() error {
+	err = s.eachSummary(ctx, ids, []string{"trace_id", "detected_with", "finding_list"}, func(columns []string) error {
+		// The id is kept, by the labels made of it: not the row it was cut from.
+		t.Trace, t.DetectedWith = strings.Clone(columns[0]), columns[1]
+		findingList := columns[2]
 		row++
 		t.Sources, t.Verdicts = t.Sources[:0], t.Verdicts[:0]
 		var bad error

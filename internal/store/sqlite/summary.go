@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -215,12 +216,66 @@ func (s *Store) summarySources(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// eachSummary runs a query over trace_summary, whose first column is the
-// trace id and whose %s is where the condition on the ids goes, for the
-// selected traces (every trace when ids is nil) in id order: it scans each
-// row into id and dest, then calls fn.
-func (s *Store) eachSummary(ctx context.Context, ids []string, query string, id *string, dest []any, fn func() error) error {
-	dest = append([]any{id}, dest...)
+// tracesAnnotatedInSummary is TracesAnnotatedBy read from the summaries,
+// for fewer than 64 sources.
+func (s *Store) tracesAnnotatedInSummary(ctx context.Context, sources []string) ([]string, error) {
+	names, err := s.summarySources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// wanted[n] has bit i set when source number n is one the i-th source
+	// selects.
+	wanted := make([]uint64, len(names))
+	for n, name := range names {
+		for i, src := range sources {
+			if store.MatchSource(name, []string{src}) {
+				wanted[n] |= 1 << i
+			}
+		}
+	}
+	all := uint64(1)<<len(sources) - 1
+	ids := []string{}
+	err = s.eachSummary(ctx, nil, []string{"trace_id", "finding_list"}, func(row []string) error {
+		var seen uint64
+		for list := row[1]; list != ""; {
+			at := strings.IndexByte(list, entryStart)
+			if at < 0 {
+				break
+			}
+			list = list[at+1:]
+			digits := 0
+			for digits < len(list) && list[digits] >= '0' && list[digits] <= '9' {
+				digits++
+			}
+			n, err := strconv.Atoi(list[:digits])
+			if err != nil || n >= len(names) {
+				return fmt.Errorf("trace %s: %w", row[0], errSummary)
+			}
+			if seen |= wanted[n]; seen == all {
+				ids = append(ids, strings.Clone(row[0]))
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("selecting the traces of %s: %w", strings.Join(sources, ", "), err)
+	}
+	return ids, nil
+}
+
+// eachSummary reads the given columns of trace_summary, trace_id first and
+// at least one more, for the selected traces (every trace when ids is nil)
+// in id order, and calls fn with each row's columns as text. fn may keep the strings but not
+// the slice, which is reused.
+//
+// The rows are read on a goroutine of their own, a batch at a time, while fn
+// runs on the caller's: reading a row through the driver costs about as
+// much as what the readers do with it, and the whole-store readers (the
+// report, the dashboard, agreement between sources) are these two halves.
+// Each row comes packed into one text value (see packedColumns), which the
+// driver reads at two thirds of the cost of the columns one by one.
+func (s *Store) eachSummary(ctx context.Context, ids []string, columns []string, fn func(row []string) error) error {
 	var keep func(string) bool
 	if ids != nil {
 		// Chunks of sorted ids come back in order.
@@ -245,13 +300,111 @@ func (s *Store) eachSummary(ctx context.Context, ids []string, query string, id 
 			ids = nil
 		}
 	}
-	return s.eachSelected(ctx, ids, "trace_id", query+` ORDER BY trace_id`, func(rows *sql.Rows) error {
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
-		if keep != nil && !keep(*id) {
+	query := `SELECT ` + packedColumns(columns) + ` FROM trace_summary WHERE 1 %s ORDER BY trace_id`
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	full := make(chan []string, summaryBatches)
+	empty := make(chan []string, summaryBatches+1)
+	for range summaryBatches + 1 {
+		empty <- make([]string, 0, summaryBatch)
+	}
+	read := make(chan error, 1)
+	go func() {
+		defer close(full)
+		batch := <-empty
+		err := s.eachSelected(ctx, ids, "trace_id", query, func(rows *sql.Rows) error {
+			var row string
+			if err := rows.Scan(&row); err != nil {
+				return err
+			}
+			if batch = append(batch, row); len(batch) < cap(batch) {
+				return nil
+			}
+			select {
+			case full <- batch:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case batch = <-empty:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 			return nil
+		})
+		if err == nil && len(batch) > 0 {
+			full <- batch
 		}
-		return fn()
-	})
+		read <- err
+	}()
+	fields := make([]string, len(columns))
+	var failed error
+	for batch := range full {
+		for _, row := range batch {
+			if failed = unpackColumns(row, fields); failed != nil {
+				break
+			}
+			if keep != nil && !keep(fields[0]) {
+				continue
+			}
+			if failed = fn(fields); failed != nil {
+				break
+			}
+		}
+		if failed != nil {
+			// The reader stops at its next row; what it had read is dropped.
+			cancel()
+			for range full {
+			}
+			break
+		}
+		clear(batch)
+		empty <- batch[:0]
+	}
+	if err := <-read; failed == nil && err != nil {
+		return err
+	}
+	return failed
 }
+
+// packedColumns is the SQL of one text value holding the given columns:
+// the byte length of each but the last, comma-separated, a colon, then the
+// columns one after the other. Lengths rather than separators, because
+// ids and model names are whatever the traces said.
+func packedColumns(columns []string) string {
+	lengths := make([]string, len(columns)-1)
+	for i, c := range columns[:len(columns)-1] {
+		lengths[i] = "octet_length(" + c + ")"
+	}
+	return strings.Join(lengths, " || ',' || ") + " || ':' || " + strings.Join(columns, " || ")
+}
+
+// unpackColumns cuts a value of packedColumns into fields, which has a
+// place for each column; the fields are slices of row.
+func unpackColumns(row string, fields []string) error {
+	head, body, ok := strings.Cut(row, ":")
+	if !ok {
+		return errSummary
+	}
+	for i := range fields[:len(fields)-1] {
+		size, rest, more := strings.Cut(head, ",")
+		if more != (i < len(fields)-2) {
+			return errSummary
+		}
+		head = rest
+		n, err := strconv.Atoi(size)
+		if err != nil || n < 0 || n > len(body) {
+			return errSummary
+		}
+		fields[i], body = body[:n], body[n:]
+	}
+	fields[len(fields)-1] = body
+	return nil
+}
+
+// The rows of eachSummary are handed over summaryBatch at a time, with
+// summaryBatches of them read ahead at most.
+const (
+	summaryBatch   = 512
+	summaryBatches = 4
+)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -214,4 +215,85 @@ func deref[T any](p *T) any {
 		return nil
 	}
 	return *p
+}
+
+// TestEachSummary reads rows through the packed value and the reading
+// goroutine: ids that hold the characters a separator would use come back
+// whole and in order, in more rows than one batch holds, with and without
+// a selection by id; an error of fn ends the reading and is returned.
+func TestEachSummary(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	odd := []string{"a:b", "a,b", "c\x1fd", "é:1,2", ""}
+	var want []string
+	var traces []*trace.Trace
+	for i := range 3*summaryBatch + 7 {
+		id := fmt.Sprintf("t%05d%s", i, odd[i%len(odd)])
+		want = append(want, id)
+		traces = append(traces, sample(id, odd[(i+1)%len(odd)], nil))
+	}
+	ingestFile(t, st, "many.jsonl", "h", traces...)
+	slices.Sort(want)
+	for _, tc := range []struct {
+		name string
+		ids  []string
+		want []string
+	}{
+		{"all", nil, want},
+		{"a few", []string{want[3], want[1], "missing"}, []string{want[1], want[3]}},
+		{"most", want[5:], want[5:]},
+		{"none", []string{}, nil},
+	} {
+		var got []string
+		err := st.eachSummary(ctx, tc.ids, []string{"trace_id", "model", "finding_list"}, func(row []string) error {
+			if row[1] != odd[(slices.Index(want, row[0])+1)%len(odd)] && len(tc.ids) == 0 {
+				return fmt.Errorf("trace %q: model %q", row[0], row[1])
+			}
+			got = append(got, row[0])
+			return nil
+		})
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %d rows, %v; want %d", tc.name, len(got), err, len(tc.want))
+		}
+	}
+	stop := errors.New("enough")
+	rows := 0
+	err := st.eachSummary(ctx, nil, []string{"trace_id", "finding_list"}, func([]string) error {
+		if rows++; rows == summaryBatch+2 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || rows != summaryBatch+2 {
+		t.Errorf("fn's error after %d rows: %v", rows, err)
+	}
+}
+
+func TestUnpackColumns(t *testing.T) {
+	for _, tc := range []struct {
+		row  string
+		want []string // nil: unreadable
+	}{
+		{"1,0:abc", []string{"a", "", "bc"}},
+		{"3,2::,::,x", []string{":,:", ":,", "x"}},
+		{"0,0:", []string{"", "", ""}},
+		{"1,0", nil},
+		{"1:abc", nil},
+		{"1,9:abc", nil},
+		{"-1,0:abc", nil},
+		{"1,0,0:abc", nil},
+		{"x,0:abc", nil},
+	} {
+		fields := make([]string, 3)
+		err := unpackColumns(tc.row, fields)
+		if tc.want == nil {
+			if err == nil {
+				t.Errorf("%q: read as %q", tc.row, fields)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(fields, tc.want) {
+			t.Errorf("%q: %q, %v; want %q", tc.row, fields, err, tc.want)
+		}
+	}
 }
