@@ -13,8 +13,6 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/faultline/faultline/detect"
-	"github.com/faultline/faultline/ingest"
-	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/internal/receive"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/trace"
@@ -70,9 +68,13 @@ The default address is loopback only: the receiver has no authentication.`,
 				return err
 			}
 			defer st.Close()
-			var sink ingest.Sink = st
+			// Traces share transactions, committed by the receiver a group
+			// at a time; the merge of late spans reads through the batch.
+			batch := st.Batch()
+			defer batch.Close(context.WithoutCancel(ctx))
 			if !noDetect {
-				sink = pipeline.Detecting(st, detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
+				// The receiver runs them, on several traces at once.
+				cfg.Detect = receive.Detectors(detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -81,8 +83,9 @@ The default address is loopback only: the receiver has no authentication.`,
 			if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 				a.log.Warn("listening beyond loopback: anyone who reaches this address can write traces", "addr", ln.Addr().String())
 			}
-			cfg.Sink = sink
-			cfg.Loader = st
+			cfg.Sink = batch
+			cfg.Loader = batch
+			cfg.Commit = batch.Commit
 			cfg.Transient = transientStoreError
 			cfg.Source = "otlp-http://" + ln.Addr().String()
 			cfg.MaxBytes = maxMB << 20

@@ -32,6 +32,7 @@ var (
 	benchStore    = flag.Bool("receive.store", false, "BenchmarkReceive: store through the detectors into SQLite instead of discarding")
 	benchRequests = flag.Int("receive.requests", 400, "BenchmarkReceive: requests per iteration (each 10 traces of 10 spans)")
 	benchClients  = flag.Int("receive.clients", 4, "BenchmarkReceive: concurrent clients")
+	benchGroup    = flag.Bool("receive.group", true, "BenchmarkReceive with -receive.store: store as faultline receive does (traces mapped and detected ahead on every core, sharing commits through a sqlite.Batch that late spans are merged through); false: one commit per trace, detected in the sink, merged through the Store")
 )
 
 // countSink counts the traces it is given and keeps none.
@@ -134,22 +135,26 @@ func request(template []byte, n int) []byte {
 // detectors and stored in SQLite). It reports spans per second.
 func BenchmarkReceive(b *testing.B) {
 	template := benchTemplate()
-	var sink ingest.Sink
 	counter := &countSink{}
-	sink = counter
+	cfg := Config{Sink: counter, RootWait: 5 * time.Millisecond}
 	if *benchStore {
 		st, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer st.Close()
-		sink = pipeline.Detecting(st, detect.All, func(error) {})
+		cfg.Sink, cfg.Loader = pipeline.Detecting(st, detect.All, func(error) {}), st
+		if *benchGroup {
+			batch := st.Batch()
+			defer batch.Close(context.Background())
+			cfg.Sink, cfg.Loader, cfg.Commit, cfg.Detect = batch, batch, batch.Commit, Detectors(detect.All, func(error) {})
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := New(Config{Sink: sink, RootWait: 5 * time.Millisecond})
+	r := New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- r.Serve(ctx, ln) }()

@@ -50,6 +50,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,6 +100,17 @@ type Config struct {
 	MaxBytes  int
 	// MaxBodyBytes bounds a request body, after decompression.
 	MaxBodyBytes int64
+	// Commit, when set, commits what Sink took since the last call, or says
+	// why not; Sink's writes are then not taken as stored until Commit
+	// returns nil, which lets many traces share a commit (see groupTraces).
+	// Loader must then see what Sink took before it was committed.
+	// sqlite.Batch does both (Load, Commit). Nil: each trace is stored
+	// once Sink has taken it.
+	Commit func(ctx context.Context) error
+	// Detect, when set, runs the detectors on a trace before Sink takes it,
+	// adding their findings: it runs on several traces at once, ahead of
+	// the store, where detectors in Sink would run one trace at a time.
+	Detect func(t *trace.Trace)
 	// Stored is called after each trace is stored, or merged into the stored
 	// one (or found already stored whole).
 	Stored func(t *trace.Trace)
@@ -170,6 +182,13 @@ type openTrace struct {
 	// spool: the trace is not handed on before they are durable.
 	writing int
 	entries []uint64 // the spool entries holding its spans
+	// prep is its mapping, started ahead of the store worker (see ahead);
+	// only that worker sets it.
+	prep *prepared
+	// wrote says the trace was handed to the sink (wroteMerge: merged
+	// into the stored one) in a group whose commit then failed, of which
+	// the store may have committed part all the same.
+	wrote, wroteMerge bool
 }
 
 // New returns a receiver; Serve runs it.
@@ -247,9 +266,14 @@ func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
 	storeCtx, giveUp := context.WithCancel(context.WithoutCancel(ctx))
 	defer giveUp()
 	stored := make(chan struct{})
+	jobs := make(chan *prepared, prepTraces)
+	for range runtime.GOMAXPROCS(0) {
+		go r.prepare(jobs)
+	}
 	go func() {
 		defer close(stored)
-		r.store(storeCtx)
+		defer close(jobs)
+		r.store(storeCtx, jobs)
 	}()
 	tick := time.NewTicker(min(max(min(r.cfg.RootWait, r.cfg.IdleTimeout)/4, 5*time.Millisecond), 500*time.Millisecond))
 	defer tick.Stop()
