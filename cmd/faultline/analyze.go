@@ -7,8 +7,6 @@ import (
 
 	"github.com/faultline/faultline/internal/pipeline"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/internal/analyze"
@@ -93,11 +91,11 @@ was nothing to do), report as faultline report --format json prints it.`,
 
 // nextSteps tells, on stderr, where the traces went and what to do next
 // with them.
-func (a *app) nextSteps(ctx context.Context, st *sqlite.Store, r *analyze.Report, ids []string) {
-	fmt.Fprintf(a.stderr, "\nThe traces are stored in %s. Next:\n", a.dbPath)
+func (a *app) nextSteps(ctx context.Context, st database, r *analyze.Report, ids []string) {
+	fmt.Fprintf(a.stderr, "\nThe traces are stored in %s. Next:\n", a.dbName())
 	fl := "faultline"
 	if a.dbPath != store.DefaultPath && os.Getenv("FAULTLINE_DB") != a.dbPath {
-		fl += " --db " + a.dbPath
+		fl += " --db " + a.dbName()
 	}
 	steps := [][2]string{{fl + " serve", "browse the traces, this report and its charts in a web UI"}}
 	if len(ids) == 0 {
@@ -134,7 +132,7 @@ type cohortInput struct {
 // prepareCohort ingests the paths, if any, runs the current detectors where
 // they have not run, and scores ITBench runs when ground truth is given or
 // found among the paths: what analyze and check do before they report.
-func (a *app) prepareCohort(cmd *cobra.Command, st *sqlite.Store, paths []string, sf *scoreFlags, inf ingestFlags, quietOut bool) (*cohortInput, error) {
+func (a *app) prepareCohort(cmd *cobra.Command, st database, paths []string, sf *scoreFlags, inf ingestFlags, quietOut bool) (*cohortInput, error) {
 	ctx := cmd.Context()
 	in := &cohortInput{}
 	filter := store.Filter{}
@@ -194,7 +192,7 @@ func (a *app) prepareCohort(cmd *cobra.Command, st *sqlite.Store, paths []string
 
 // redetect renews the detector findings of traces stored by another
 // detector set (see pipeline.Redetect).
-func (a *app) redetect(cmd *cobra.Command, st *sqlite.Store, traces []store.Summary) error {
+func (a *app) redetect(cmd *cobra.Command, st database, traces []store.Summary) error {
 	_, err := pipeline.Redetect(cmd.Context(), st, summaryIDs(traces), func(err error) { a.log.Error("detector finding rejected", "err", err) })
 	return err
 }

@@ -11,8 +11,6 @@ import (
 
 	"github.com/faultline/faultline/internal/eval"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
@@ -225,7 +223,7 @@ near_hit}.`,
 // compare on: a file's labels on the traces they name that are in the
 // database, or a stored source's on the whole database. It re-runs the
 // detectors first where a side is the detectors.
-func (a *app) referenceLabels(cmd *cobra.Command, st *sqlite.Store, arg, pick, source string, report func(ingest.Issue)) (*labels.Set, []store.Summary, error) {
+func (a *app) referenceLabels(cmd *cobra.Command, st database, arg, pick, source string, report func(ingest.Issue)) (*labels.Set, []store.Summary, error) {
 	ctx := cmd.Context()
 	detectors := func(s string) bool { return store.MatchSource(detect.Source, []string{s}) }
 	_, statErr := os.Stat(arg)
@@ -276,7 +274,7 @@ func (a *app) referenceLabels(cmd *cobra.Command, st *sqlite.Store, arg, pick, s
 		return nil, nil, err
 	}
 	if len(traces) == 0 {
-		return nil, nil, fmt.Errorf("none of the %d traces %s labels is in the database (%s): ingest them first, or give their files with --ingest", len(ids), arg, a.dbPath)
+		return nil, nil, fmt.Errorf("none of the %d traces %s labels is in the database (%s): ingest them first, or give their files with --ingest", len(ids), arg, a.dbName())
 	}
 	steps := make(map[string]int, len(traces))
 	for _, t := range traces {
@@ -295,7 +293,7 @@ func (a *app) referenceLabels(cmd *cobra.Command, st *sqlite.Store, arg, pick, s
 
 // narrowLabels keeps, of the traces to compare on and their labels, those
 // the filters select (all when none is set).
-func (a *app) narrowLabels(cmd *cobra.Command, st *sqlite.Store, f store.Filter, ref *labels.Set, traces []store.Summary) ([]store.Summary, error) {
+func (a *app) narrowLabels(cmd *cobra.Command, st database, f store.Filter, ref *labels.Set, traces []store.Summary) ([]store.Summary, error) {
 	if !filtered(f) {
 		return traces, nil
 	}

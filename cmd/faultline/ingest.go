@@ -10,7 +10,6 @@ import (
 
 	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/internal/report"
-	"github.com/faultline/faultline/internal/store/sqlite"
 
 	"github.com/spf13/cobra"
 
@@ -121,7 +120,7 @@ status is 1 when any input could not be read or a trace was refused.`,
 // ingest reads paths into the store, running the detectors on the way in
 // when detectOn is set. Issues are printed as they are found unless they are
 // being collected for JSON.
-func (a *app) ingest(ctx context.Context, st *sqlite.Store, paths []string, flags ingestFlags, detectOn, collect bool) (*ingestResult, error) {
+func (a *app) ingest(ctx context.Context, st database, paths []string, flags ingestFlags, detectOn, collect bool) (*ingestResult, error) {
 	res := &ingestResult{Issues: []ingestIssue{}, TraceIDs: []string{}}
 	if flags.replace {
 		st.ReplaceFewerSteps(func(f ingest.FewerSteps) {

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
@@ -460,7 +458,7 @@ func isTerminal(w io.Writer) bool {
 // skip, calling nothing. A trace that cannot be planned (a step too large
 // for the context) makes the exit status 1, as the run would record it as
 // failed.
-func (a *app) judgeDryRun(cmd *cobra.Command, st *sqlite.Store, traces []store.Summary, tok *judge.Tokenizer, opt judge.Options) error {
+func (a *app) judgeDryRun(cmd *cobra.Command, st database, traces []store.Summary, tok *judge.Tokenizer, opt judge.Options) error {
 	sel := judge.NewSelection(tok, opt)
 	for _, s := range traces {
 		t, err := st.Load(cmd.Context(), s.ID)

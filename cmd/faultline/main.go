@@ -13,8 +13,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/internal/config"
@@ -114,7 +112,9 @@ Then browse: faultline serve`,
 	if env := os.Getenv("FAULTLINE_DB"); env != "" {
 		defaultDB = env
 	}
-	root.PersistentFlags().StringVar(&a.dbPath, "db", defaultDB, "database file (also $FAULTLINE_DB)")
+	root.PersistentFlags().StringVar(&a.dbPath, "db", defaultDB, "database: a SQLite file, or a postgres:// URL (also $FAULTLINE_DB)")
+	// Help shows a URL from the environment without its password.
+	root.PersistentFlags().Lookup("db").DefValue = displayDB(defaultDB)
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "settings `FILE`: model aliases, the judge's endpoint (default ./"+config.DefaultFile+" when present)")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "log what is being done, file by file")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print errors only, not notices")
@@ -143,26 +143,4 @@ func (a *app) modelAliases() (store.ModelAliases, error) {
 		return nil, err
 	}
 	return f.Models, nil
-}
-
-// openStore opens the database named by --db, creating it if needed.
-func (a *app) openStore(ctx context.Context) (*sqlite.Store, error) {
-	st, err := sqlite.Open(ctx, a.dbPath)
-	if err != nil {
-		return nil, fmt.Errorf("database: %w", err)
-	}
-	return st, nil
-}
-
-// readStore opens the database named by --db for a command that only
-// reads: it never creates one, and works on a file the user cannot write.
-func (a *app) readStore(ctx context.Context) (*sqlite.Store, error) {
-	st, err := sqlite.OpenReadOnly(ctx, a.dbPath)
-	switch {
-	case errors.Is(err, sqlite.ErrNoDatabase):
-		return nil, fmt.Errorf("%w: ingest traces first (faultline ingest PATH), or point --db or $FAULTLINE_DB at a database", err)
-	case err != nil:
-		return nil, fmt.Errorf("database: %w", err)
-	}
-	return st, nil
 }

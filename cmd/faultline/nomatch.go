@@ -7,13 +7,12 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/store"
-	"github.com/faultline/faultline/internal/store/sqlite"
 )
 
 // noMatch explains a listing that came out empty: the database holds no
 // traces, or a filter names a value no trace has (with the stored values
 // close to it), or the filters match nothing together.
-func noMatch(ctx context.Context, st *sqlite.Store, f store.Filter) (string, error) {
+func noMatch(ctx context.Context, st database, f store.Filter) (string, error) {
 	some, err := st.List(ctx, store.Filter{Limit: 1})
 	if err != nil {
 		return "", err

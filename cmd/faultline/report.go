@@ -14,7 +14,6 @@ import (
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
-	"github.com/faultline/faultline/internal/store/sqlite"
 )
 
 // cohortFlags choose what a cohort report groups by and the annotation
@@ -32,7 +31,7 @@ func (f *cohortFlags) register(cmd *cobra.Command, filters ...string) {
 // options are the report's options over the traces ids names (nil: every
 // stored trace), narrowed by the filters: a report on some sources covers
 // the traces they annotated.
-func (a *app) cohortOptions(ctx context.Context, st *sqlite.Store, f *cohortFlags, ids []string) (analyze.ReportOptions, error) {
+func (a *app) cohortOptions(ctx context.Context, st database, f *cohortFlags, ids []string) (analyze.ReportOptions, error) {
 	aliases, err := a.modelAliases()
 	if err != nil {
 		return analyze.ReportOptions{}, err

@@ -7,8 +7,6 @@ import (
 
 	"github.com/faultline/faultline/internal/pipeline"
 
-	"github.com/faultline/faultline/internal/store/sqlite"
-
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/internal/report"
@@ -213,7 +211,7 @@ func (a *app) writeScores(out scoreJSON, req *pipeline.ScoreRequest, sf scoreFla
 // storeOutcomeLabels stores the outcomes of a labels file; labels of traces
 // not in the database are listed, not stored. A trace may be named by a
 // prefix of its id that names it alone, as show takes it.
-func (a *app) storeOutcomeLabels(cmd *cobra.Command, st *sqlite.Store, path string, threshold float64) (*labelsResult, error) {
+func (a *app) storeOutcomeLabels(cmd *cobra.Command, st database, path string, threshold float64) (*labelsResult, error) {
 	ctx := cmd.Context()
 	labels, problems, err := score.LoadOutcomeLabels(path)
 	if err != nil {

@@ -85,13 +85,13 @@ every run against the given ground truth instead.`,
 			if n, err := st.Count(ctx, store.TraceQuery{}); err != nil {
 				return err
 			} else if n == 0 {
-				fmt.Fprintf(a.stderr, "notice: %s holds no traces yet: faultline ingest PATH (or faultline analyze examples/) fills it, and the pages show them on reload\n", a.dbPath)
+				fmt.Fprintf(a.stderr, "notice: %s holds no traces yet: faultline ingest PATH (or faultline analyze examples/) fills it, and the pages show them on reload\n", a.dbName())
 			}
 			where := "http://" + ln.Addr().String() + "/"
 			if token != "" {
 				where += "?" + url.Values{"token": {token}}.Encode()
 			}
-			fmt.Fprintf(a.stderr, "serving %s on %s (Ctrl-C stops)\n", a.dbPath, where)
+			fmt.Fprintf(a.stderr, "serving %s on %s (Ctrl-C stops)\n", a.dbName(), where)
 			return srv.Serve(ctx, ln)
 		},
 	}
