@@ -217,16 +217,14 @@ const (
 	failed
 )
 
-// member is one trace reduced to what the report computes on.
+// member is one trace reduced to what the report's loops over a million
+// traces read: small, so that the members fit in a few pages; the rest of
+// the trace is read from the loaded cohort and its marks by index.
 type member struct {
-	id        string
-	group     int32
-	outcome   int8
-	undecided string // why a scorer left the outcome undecided
-	scored    bool
-	score     float64
-	metric    string
-	found
+	trace   int32 // the index of the trace in the loaded cohort
+	group   int32
+	modes   uint16 // bit i: taxonomy.MAST.Modes[i] is present
+	outcome int8
 }
 
 // found is what the selected sources found on a trace.
@@ -284,12 +282,12 @@ func (mm *modeMarks) add(mk store.Mark) {
 	}
 }
 
-// of is what was found on the store's i-th trace.
-func (mm *modeMarks) of(i int) found {
-	if block := i / markBlock; block < len(mm.traces) {
-		return mm.traces[block][i%markBlock]
+// of is what was found on the store's i-th trace; not to be changed.
+func (mm *modeMarks) of(i int32) *found {
+	if block := int(i) / markBlock; block < len(mm.traces) {
+		return &mm.traces[block][int(i)%markBlock]
 	}
-	return nothingFound
+	return &nothingFound
 }
 
 // mastIndex is the position of a MAST code in the taxonomy, or -1.
@@ -312,6 +310,8 @@ func init() {
 
 // cohort is the loaded data of a report.
 type cohort struct {
+	data        *store.Cohort
+	marks       *modeMarks
 	members     []member
 	groups      []string // names, sorted
 	systemCodes []string
@@ -400,7 +400,7 @@ func BuildReport(ctx context.Context, st CohortLoader, opt ReportOptions) (*Repo
 
 // newCohort reduces the loaded rows to members and groups.
 func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace) string, opt ReportOptions) (*cohort, error) {
-	c := &cohort{members: make([]member, 0, len(data.Traces)), written: map[string][]string{}}
+	c := &cohort{data: data, marks: marks, members: make([]member, 0, len(data.Traces)), written: map[string][]string{}}
 	names := map[string]bool{}
 	for _, t := range data.Traces {
 		name := groupName(key(t))
@@ -443,14 +443,11 @@ func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace)
 		if !ok {
 			continue
 		}
-		m := member{id: t.ID, group: g, found: marks.of(i), undecided: t.Undecided}
+		m := member{trace: int32(i), group: g, modes: marks.of(int32(i)).modes}
 		if o := t.Outcome; o != nil && o.Success != nil {
 			m.outcome = failed
 			if *o.Success {
 				m.outcome = succeeded
-			}
-			if o.Score != nil {
-				m.scored, m.score, m.metric = true, *o.Score, o.Metric
 			}
 		}
 		position[i] = int32(len(c.members))
@@ -546,9 +543,10 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 	var present, inFailed, inSucceeded [16]int
 	var density [3]stats.Running // failed, succeeded, failed but not by the harness alone
 	distribution := []int{}
-	system := map[int32]*SystemCode{}
+	systemCodes := map[int32]*SystemCode{}
 	for _, i := range idx {
 		m := &c.members[i]
+		t := &c.data.Traces[m.trace]
 		switch m.outcome {
 		case succeeded:
 			g.Succeeded++
@@ -556,21 +554,23 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 			g.Failed++
 		default:
 			g.Unknown++
-			if m.undecided != "" {
+			if t.Undecided != "" {
 				if g.UnknownWhy == nil {
 					g.UnknownWhy = map[string]int{}
 				}
-				g.UnknownWhy[m.undecided]++
+				g.UnknownWhy[t.Undecided]++
 			}
 		}
-		if m.scored {
-			scores.Add(m.score)
-			metrics[m.metric] = true
+		if o := t.Outcome; m.outcome != unknown && o.Score != nil {
+			score := *o.Score
+			scores.Add(score)
+			metrics[o.Metric] = true
 			if metric == nil {
-				metric = &OutcomeMetric{Min: m.score, Max: m.score}
+				metric = &OutcomeMetric{Min: score, Max: score}
 			}
-			metric.Min, metric.Max = min(metric.Min, m.score), max(metric.Max, m.score)
+			metric.Min, metric.Max = min(metric.Min, score), max(metric.Max, score)
 		}
+		system := c.marks.of(m.trace).system
 		if m.modes != 0 {
 			g.WithModes++
 		}
@@ -592,7 +592,7 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 				distribution = append(distribution, 0)
 			}
 			distribution[n]++
-			if n == 0 && len(m.system) > 0 {
+			if n == 0 && len(system) > 0 {
 				g.Density.HarnessOnly++
 			} else {
 				density[2].Add(float64(n))
@@ -600,18 +600,18 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 		case succeeded:
 			density[1].Add(float64(n))
 		}
-		if len(m.system) > 0 {
+		if len(system) > 0 {
 			g.System.Traces++
 			if m.outcome == failed {
 				g.System.Failed++
 			}
 		}
-		for _, s := range m.system {
-			sc := system[s]
+		for _, s := range system {
+			sc := systemCodes[s]
 			if sc == nil {
 				code := c.systemCodes[s]
 				sc = &SystemCode{Code: code, Name: taxonomy.Name(code)}
-				system[s] = sc
+				systemCodes[s] = sc
 			}
 			sc.Traces.K++
 			if m.outcome == failed {
@@ -652,7 +652,7 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 	g.Pairs = c.pairs(idx)
 	g.Cascades = c.cascades(idx, tests)
 	g.System.Codes = []SystemCode{}
-	for _, sc := range system {
+	for _, sc := range systemCodes {
 		sc.Traces.N = g.Traces
 		g.System.Codes = append(g.System.Codes, *sc)
 	}

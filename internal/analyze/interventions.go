@@ -53,14 +53,15 @@ func (c *cohort) recommend(g *Group, idx []int32) []Recommendation {
 	}
 	for _, r := range out {
 		r.Failed.N = g.Failed
+		mask := masks[r.Intervention]
 		for _, i := range idx {
 			m := &c.members[i]
-			if m.outcome != failed || m.modes&masks[r.Intervention] == 0 {
+			if m.outcome != failed || m.modes&mask == 0 {
 				continue
 			}
 			r.Failed.K++
 			if len(r.Examples) < maxExamples {
-				r.Examples = append(r.Examples, m.id)
+				r.Examples = append(r.Examples, c.data.Traces[m.trace].ID)
 			}
 		}
 	}
