@@ -65,6 +65,13 @@ func (b *Batch) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, e
 	return b.s.File(ctx, f)
 }
 
+// Load reads a stored trace (see Store.Load): what the batch wrote is
+// committed already.
+func (b *Batch) Load(ctx context.Context, id string) (*trace.Trace, error) { return b.s.Load(ctx, id) }
+
+// Commit has nothing to do: every trace is committed as it is written.
+func (b *Batch) Commit(context.Context) error { return nil }
+
 // Close ends the batch; every trace is committed already.
 func (b *Batch) Close(context.Context) error { return nil }
 
