@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 
@@ -87,16 +88,35 @@ func connect(ctx context.Context, dsn string, readOnly bool) (*sql.DB, string, e
 	db := stdlib.OpenDB(*cfg)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, "", fmt.Errorf("connecting to %s: %s", where, hidePassword(cause(err), cfg.Password))
+		return nil, "", &connectError{msg: fmt.Sprintf("connecting to %s: %s", where, hidePassword(cause(err), cfg.Password)), err: err}
 	}
 	return db, where, nil
 }
 
-// cause is what failed in connecting, without pgx's restatement of where.
+// connectError is a failure to connect, said in one line, that still
+// unwraps to the driver's error (see Transient).
+type connectError struct {
+	msg string
+	err error
+}
+
+func (e *connectError) Error() string { return e.msg }
+func (e *connectError) Unwrap() error { return e.err }
+
+// cause is what failed in connecting, without pgx's restatement of where
+// (once per address and TLS mode it tried).
 func cause(err error) string {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return fmt.Sprintf("%s (SQLSTATE %s)", pgErr.Message, pgErr.Code)
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return dnsErr.Error()
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return opErr.Error()
 	}
 	var connErr *pgconn.ConnectError
 	if errors.As(err, &connErr) && connErr.Unwrap() != nil {

@@ -113,3 +113,70 @@ func TestConnectionErrors(t *testing.T) {
 }
 
 func storeEntry() store.CacheEntry { return store.CacheEntry{Key: "k", Model: "m", Content: "c"} }
+
+// TestTransient tells the errors worth retrying from the others.
+func TestTransient(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	defer st.Close()
+	_, unreachable := Open(ctx, "postgres://someone@127.0.0.1:1/db")
+	_, syntax := st.db.ExecContext(ctx, `SELEC 1`)
+	_, serialization := st.db.ExecContext(ctx, `DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = '40001'; END $$`)
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"unreachable", unreachable, true},
+		{"serialization failure", serialization, true},
+		{"syntax error", syntax, false},
+		{"no error", nil, false},
+	} {
+		if got := Transient(tc.err); got != tc.want {
+			t.Errorf("Transient(%s: %v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestConcurrentOpen migrates a new database from several processes at
+// once (here goroutines, each with its own connections): each change is
+// applied once, and every opener ends at the latest version.
+func TestConcurrentOpen(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			st, err := Open(ctx, dsn)
+			if err == nil {
+				st.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	st, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var versions, latest int
+	if err := st.db.QueryRowContext(ctx, `SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&versions, &latest); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(mustSteps(t)); versions != want || latest != SchemaVersion() {
+		t.Errorf("schema_version holds %d versions up to %d, want %d up to %d", versions, latest, want, SchemaVersion())
+	}
+}
+
+func mustSteps(t *testing.T) []step {
+	all, err := steps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
