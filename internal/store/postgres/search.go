@@ -106,9 +106,10 @@ func searchVector(columns ...string) string {
 	return b.String()
 }
 
-func quoteLexeme(w string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(w) + "'"
-}
+// lexemeQuoting escapes a word for a tsvector or tsquery literal.
+var lexemeQuoting = strings.NewReplacer(`\`, `\\`, `'`, `''`)
+
+func quoteLexeme(w string) string { return "'" + lexemeQuoting.Replace(w) + "'" }
 
 // searchQuery turns what a person types into a tsquery: every word, or
 // "quoted phrase", must occur in one step, in any order; a word ending in
