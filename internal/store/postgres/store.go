@@ -72,6 +72,9 @@ func OpenReadOnly(ctx context.Context, dsn string) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
+// maxConns bounds the connections a Store opens.
+const maxConns = 8
+
 // connect opens a pool on the database and checks that it answers. Its
 // errors are one line naming the server, the database and the user and
 // what failed, never the password; where names the database the same way
@@ -86,6 +89,11 @@ func connect(ctx context.Context, dsn string, readOnly bool) (*sql.DB, string, e
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	db := stdlib.OpenDB(*cfg)
+	// A few connections per process: a team's processes share the
+	// server's (a hundred by default); a command's queries at once beyond
+	// them (serve's concurrent requests) wait for one.
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, "", &connectError{msg: fmt.Sprintf("connecting to %s: %s", where, hidePassword(cause(err), cfg.Password)), err: err}
