@@ -38,6 +38,8 @@ func TestSearch(t *testing.T, open Opener) {
 			"trace-a": {Steps: []int{0, 1, 2, 5, 6}, Count: 6}, "trace-b": {Steps: []int{0, 1, 2}, Count: 3},
 			"trace-c": {Steps: []int{0, 1, 2, 3, 4}, Count: 5}, "trace-d": {Steps: []int{0, 1}, Count: 2}}},
 		{`NEAR(kubectl) OR "x`, map[string]store.SearchHit{}},
+		{`kubectl's \logs\ 'café`, map[string]store.SearchHit{}}, // "s" is a word of its own, in no step
+		{`'kubectl' \logs\ 'café`, map[string]store.SearchHit{"trace-a": {Steps: []int{3}, Count: 1}}},
 	} {
 		got, err := st.SearchHits(ctx, tc.search, all)
 		if err != nil {
