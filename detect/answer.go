@@ -83,6 +83,40 @@ func zeroSections(text string) map[string]json.RawMessage {
 	return top
 }
 
+// zeroAnswer is an answer text decoded in Zero's schema, once per trace for
+// the several detectors that read it: its top-level fields, and each
+// section decoded as a list of objects when first asked for. What it hands
+// out is shared, to be read, not changed.
+type zeroAnswer struct {
+	text     string
+	top      map[string]json.RawMessage // nil: not a JSON object
+	sections map[string]zeroSection
+}
+
+type zeroSection struct {
+	list []map[string]any
+	ok   bool
+}
+
+// zeroAnswer decodes text, or returns it as already decoded.
+func (f *facts) zeroAnswer(text string) *zeroAnswer {
+	if f.zero == nil || f.zero.text != text {
+		f.zero = &zeroAnswer{text: text, top: zeroSections(text), sections: map[string]zeroSection{}}
+	}
+	return f.zero
+}
+
+// objects is the section decoded as a list of JSON objects; ok is false
+// when it is absent or anything else.
+func (z *zeroAnswer) objects(section string) ([]map[string]any, bool) {
+	s, done := z.sections[section]
+	if !done {
+		s.list, s.ok = objects(z.top[section])
+		z.sections[section] = s
+	}
+	return s.list, s.ok
+}
+
 // objects decodes a raw field as a list of JSON objects; ok is false when it
 // is absent or anything else.
 func objects(raw json.RawMessage) (list []map[string]any, ok bool) {

@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -51,11 +50,11 @@ func runAnswerFormat(p *Pass) {
 	if !a.ContentKnown {
 		return
 	}
-	top := zeroSections(a.Content)
-	if top == nil {
+	answer := f.zeroAnswer(a.Content)
+	if answer.top == nil {
 		return // not a JSON object: nothing to compare with the schema (FM-3.1's)
 	}
-	entities, _ := objects(top["entities"])
+	entities, _ := answer.objects("entities")
 	var problems []string
 	var quotes []string
 	note := func(quote, format string, args ...any) {
@@ -63,7 +62,7 @@ func runAnswerFormat(p *Pass) {
 		quotes = append(quotes, quote)
 	}
 	for _, section := range []string{"entities", "propagations", "alerts_explained"} {
-		if _, ok := objects(top[section]); !ok {
+		if _, ok := answer.objects(section); !ok {
 			note("", "%q is missing or not a list", section)
 		}
 	}
@@ -79,7 +78,7 @@ func runAnswerFormat(p *Pass) {
 		}
 		checkName(name, fmt.Sprintf("entity %d name", k+1), note)
 	}
-	propagations, _ := objects(top["propagations"])
+	propagations, _ := answer.objects("propagations")
 	for k, pr := range propagations {
 		for _, end := range []string{"source", "target"} {
 			if v, ok := pr[end].(string); ok {
@@ -89,7 +88,7 @@ func runAnswerFormat(p *Pass) {
 	}
 	formatProblems := len(problems)
 	if spec.SentenceLimit > 0 {
-		checkSentences(spec, top, note)
+		checkSentences(spec, answer, note)
 	}
 	if len(problems) == 0 {
 		return
@@ -126,9 +125,9 @@ func checkName(name, what string, note func(quote, format string, args ...any)) 
 
 // checkSentences notes every capped field, in any section, that holds more
 // sentences than the task allows.
-func checkSentences(spec *taskSpec, top map[string]json.RawMessage, note func(quote, format string, args ...any)) {
+func checkSentences(spec *taskSpec, answer *zeroAnswer, note func(quote, format string, args ...any)) {
 	for _, section := range []string{"entities", "propagations", "alerts_explained"} {
-		list, _ := objects(top[section])
+		list, _ := answer.objects(section)
 		for k, item := range list {
 			for _, field := range spec.LimitedFields {
 				text, ok := item[field].(string)

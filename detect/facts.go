@@ -26,6 +26,7 @@ type facts struct {
 
 	spec     *taskSpec
 	answer   *answerFacts
+	zero     *zeroAnswer // the last answer text decoded in Zero's schema
 	plans    []planUpdate
 	plansOK  bool
 	vocab    map[string]bool

@@ -69,7 +69,7 @@ func runMissingAnswer(p *Pass) {
 	if !a.ContentKnown {
 		return
 	}
-	problem, conf := unusableAnswer(a.File, a.Content)
+	problem, conf := unusableAnswer(f, a.File, a.Content)
 	if problem == "" {
 		return
 	}
@@ -84,20 +84,20 @@ func runMissingAnswer(p *Pass) {
 
 // unusableAnswer says what makes an output file's content unusable, with the
 // confidence of that judgement, or "" when it is usable.
-func unusableAnswer(file, content string) (string, float64) {
+func unusableAnswer(f *facts, file, content string) (string, float64) {
 	if strings.EqualFold(filepath.Ext(file), ".json") && !json.Valid([]byte(content)) {
 		return "is not valid JSON", 0.85
 	}
 	if file != itbench.AnswerFile {
 		return "", 0
 	}
-	top := zeroSections(content)
-	if top == nil {
+	answer := f.zeroAnswer(content)
+	if answer.top == nil {
 		return "is not a JSON object", 0.8
 	}
-	entities, ok := objects(top["entities"])
+	entities, ok := answer.objects("entities")
 	switch {
-	case top["entities"] == nil:
+	case answer.top["entities"] == nil:
 		return `has no "entities" list`, 0.8
 	case !ok:
 		return `has an "entities" field that is not a list of objects`, 0.8

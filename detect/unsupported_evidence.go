@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -55,11 +54,11 @@ func runUnsupportedEvidence(p *Pass) {
 	if !ok {
 		return
 	}
-	top := zeroSections(text)
+	answer := f.zeroAnswer(text)
 	c := newCorpus(f)
 	var missing []string
 	weight := 0
-	for _, claim := range claimTexts(top) {
+	for _, claim := range claimTexts(answer) {
 		for _, m := range quoted.FindAllStringSubmatch(claim, -1) {
 			phrase := m[1] + m[2] + m[3]
 			if len(strings.Fields(phrase)) >= 3 && !c.hasQuotation(phrase) {
@@ -98,7 +97,7 @@ func runUnsupportedEvidence(p *Pass) {
 			}
 		}
 	}
-	entities, _ := objects(top["entities"])
+	entities, _ := answer.objects("entities")
 	for _, e := range entities {
 		name, _ := e["name"].(string)
 		part := name[strings.LastIndexByte(name, '/')+1:]
@@ -148,7 +147,7 @@ func prose(text string) string {
 
 // claimTexts returns the free-text fields of a Zero diagnosis that state
 // evidence or reasoning.
-func claimTexts(top map[string]json.RawMessage) []string {
+func claimTexts(answer *zeroAnswer) []string {
 	var out []string
 	fields := map[string][]string{
 		"entities":         {"reasoning", "evidence"},
@@ -156,7 +155,7 @@ func claimTexts(top map[string]json.RawMessage) []string {
 		"alerts_explained": {"explanation"},
 	}
 	for _, section := range []string{"entities", "propagations", "alerts_explained"} {
-		list, _ := objects(top[section])
+		list, _ := answer.objects(section)
 		for _, item := range list {
 			for _, field := range fields[section] {
 				if s, ok := item[field].(string); ok && s != "" {

@@ -44,22 +44,39 @@ func CommandOf(raw string, top map[string]json.RawMessage) string {
 		return raw
 	}
 	var argv []string
-	var str string
 	switch c := top["command"]; {
-	case json.Unmarshal(c, &argv) == nil && len(argv) > 0:
+	case isJSON(c, '[') && json.Unmarshal(c, &argv) == nil && len(argv) > 0:
 		if len(argv) >= 3 && shellWrappers[argv[0]] && strings.HasPrefix(argv[1], "-") && strings.HasSuffix(argv[1], "c") {
 			return strings.Join(argv[2:], " ")
 		}
 		return strings.Join(argv, " ")
-	case json.Unmarshal(c, &str) == nil && str != "":
-		return str
+	case isJSON(c, '"'):
+		if str := jsonString(c); str != "" {
+			return str
+		}
 	}
 	for _, k := range []string{"cmd", "input", "code", "script"} {
-		if json.Unmarshal(top[k], &str) == nil && str != "" {
+		if str := jsonString(top[k]); str != "" {
 			return str
 		}
 	}
 	return raw
+}
+
+// isJSON reports whether a raw value opens with the given byte: a field
+// absent or of another type is passed over without a decode, whose error
+// (allocated) every tool call of every trace would pay.
+func isJSON(raw json.RawMessage, open byte) bool {
+	return len(raw) > 0 && raw[0] == open
+}
+
+// jsonString is a raw JSON string's value, "" when it is not one.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if !isJSON(raw, '"') || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // Failed reports whether the tool call at step call has a result that
