@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"os"
 	"regexp"
@@ -42,36 +41,22 @@ func TestReceiveOnPostgres(t *testing.T) {
 // receiveTwice runs faultline receive, posts body to it twice, and returns
 // what it printed once stopped.
 func receiveTwice(t *testing.T, c *cli, body []byte) (string, string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	exit := make(chan int, 1)
-	go func() {
-		exit <- run(ctx, []string{"--db", c.db, "receive", "--addr", "127.0.0.1:0", "--root-wait", "10ms"}, strings.NewReader(""), &stdout, &stderr)
-	}()
-	listening := regexp.MustCompile(`listening on (http://\S+/v1/traces)`)
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if m := listening.FindStringSubmatch(stderr.String()); m != nil {
-			url = m[1]
-		}
-	}
-	if url == "" {
-		t.Fatalf("not listening: %s", stderr.String())
-	}
+	r := startReceiver(t, "--db", c.db, "receive", "--addr", "127.0.0.1:0", "--root-wait", "10ms")
 	for range 2 {
-		resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+		resp, err := http.Post(r.url, "application/json", bytes.NewReader(body))
 		if err != nil || resp.StatusCode != http.StatusOK {
 			t.Fatalf("post: %v %v", err, resp)
 		}
 		resp.Body.Close()
-		for deadline := time.Now().Add(10 * time.Second); strings.Count(stdout.String(), "stored ") < 2 && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(10 * time.Second); strings.Count(r.stdout.String(), "stored ") < 2 && time.Now().Before(deadline); {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	cancel()
-	if code := <-exit; code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
 	}
-	return stdout.String(), stderr.String()
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("receive: %v: %s", err, r.stderr.String())
+	}
+	return r.stdout.String(), r.stderr.String()
 }
