@@ -4,15 +4,20 @@
 # of 10 spans with GenAI attributes of a small agent's size), REQUESTS per
 # round (default 400), 3 rounds, until every trace is assembled:
 #   - spans/s with the assembled traces mapped and then discarded;
-#   - spans/s mapped, run through the 27 detectors and stored in SQLite;
+#   - spans/s mapped, run through the 27 detectors and stored in SQLite, as
+#     faultline receive stores them, ROUNDS times (default 3), each round
+#     also with the receiver of revision BEFORE when given, so that the two
+#     share the machine's load;
 #   - heap held per open trace, next to what the memory limit counts for it;
 #   - peak resident memory (VmHWM) of a `faultline receive` process while
 #     16 clients post a 23 MiB request each at once (CLIENTS, SIZE_MB), at
 #     the default memory limit and at --max-memory-mb 64, once with the
-#     refused requests given up and once retried until stored.
+#     refused requests given up and once retried until stored (with
+#     BEFORE, for that revision's build too).
 #
 #   bench/receive.sh
 #   REQUESTS=1000 bench/receive.sh
+#   BEFORE=5a6aeac ROUNDS=5 bench/receive.sh         # and the receiver of that revision
 #   ONLY=rss bench/receive.sh                       # the peak RSS part only
 #   FAULTLINE=/tmp/faultline-old bench/receive.sh   # the RSS part with another build
 set -euo pipefail
@@ -22,12 +27,26 @@ clients=${CLIENTS:-16}
 size_mb=${SIZE_MB:-23}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+rounds=${ROUNDS:-3}
+builds=after
+if [ -n "${BEFORE:-}" ]; then
+  # That revision's receiver and benchmark, as they were.
+  mkdir "$work/src"
+  git archive "$BEFORE" | tar -x -C "$work/src"
+  (cd "$work/src" && go test -c -o "$work/before.test" ./internal/receive && go build -o "$work/faultline-before" ./cmd/faultline)
+  builds="before after"
+fi
 echo "go: $(go version | cut -d' ' -f3), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "${ONLY:-}" != rss ]; then
-  go test -c -o "$work/receive.test" ./internal/receive
-  "$work/receive.test" -test.run '^$' -test.bench 'Receive$' -test.benchtime 3x -receive.requests "$requests"
-  "$work/receive.test" -test.run '^$' -test.bench 'Receive$' -test.benchtime 3x -receive.requests "$requests" -receive.store
-  "$work/receive.test" -test.run '^$' -test.bench 'OpenTraceMemory' -test.benchtime 3x
+  go test -c -o "$work/after.test" ./internal/receive
+  "$work/after.test" -test.run '^$' -test.bench 'Receive$' -test.benchtime 3x -receive.requests "$requests"
+  for round in $(seq "$rounds"); do
+    for build in $builds; do
+      echo "== stored, round $round: $build (load: $(cut -d' ' -f1 /proc/loadavg))"
+      "$work/$build.test" -test.run '^$' -test.bench 'Receive$' -test.benchtime 3x -receive.requests "$requests" -receive.store | grep Benchmark
+    done
+  done
+  "$work/after.test" -test.run '^$' -test.bench 'OpenTraceMemory' -test.benchtime 3x
 fi
 
 faultline=${FAULTLINE:-}
@@ -61,6 +80,14 @@ rss() {
   wait "$pid" || true
   tail -1 "$work/receive.log"
 }
-rss "$clients x $size_mb MiB at once, refusals given up" --
-rss "$clients x $size_mb MiB at once, refusals given up" -- --max-memory-mb 64
-rss "$clients x $size_mb MiB at once, refusals retried" -retry --
+receivers=("this tree:$faultline")
+if [ -n "${BEFORE:-}" ]; then
+  receivers=("$BEFORE:$work/faultline-before" "${receivers[@]}")
+fi
+for receiver in "${receivers[@]}"; do
+  faultline=${receiver#*:}
+  echo "### peak RSS, faultline of ${receiver%%:*}"
+  rss "$clients x $size_mb MiB at once, refusals given up" --
+  rss "$clients x $size_mb MiB at once, refusals given up" -- --max-memory-mb 64
+  rss "$clients x $size_mb MiB at once, refusals retried" -retry --
+done
