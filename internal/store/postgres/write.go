@@ -88,10 +88,15 @@ type fileSink struct {
 func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
 	delete(fs.previous, t.ID)
 	err := fs.s.write(ctx, true, func(tx *sql.Tx) error {
-		// Locked, so that a concurrent writer of the same trace waits.
+		// Writers of the same trace, in this process or another, take
+		// turns: the lock is on its id, held until commit, so that one
+		// stored meanwhile (not yet a row to lock) is seen and replaced.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, t.ID); err != nil {
+			return fmt.Errorf("trace %s: waiting for another writer of it: %w", t.ID, err)
+		}
 		var stored int
 		var from string
-		err := tx.QueryRowContext(ctx, `SELECT step_count, file FROM traces WHERE id = $1 FOR UPDATE`, t.ID).Scan(&stored, &from)
+		err := tx.QueryRowContext(ctx, `SELECT step_count, file FROM traces WHERE id = $1`, t.ID).Scan(&stored, &from)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			stored = -1

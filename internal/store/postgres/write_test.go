@@ -37,3 +37,31 @@ func TestLargeAndOddSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentWriters stores one trace from several files at once, as
+// two ingests or an ingest and the receiver may: each write replaces the
+// one before, and none fails.
+func TestConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	defer st.Close()
+	errs := make(chan error, 6)
+	for i := range 6 {
+		go func() {
+			tr := &trace.Trace{ID: "shared", Format: "codex"}
+			for range 20 {
+				tr.Append(trace.Step{Kind: trace.KindMessage, Text: "step"})
+			}
+			_, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/f" + string(rune('a'+i)), Hash: "h"}, tr)
+			errs <- err
+		}()
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if _, n, err := st.LoadHeader(ctx, "shared"); err != nil || n != 20 {
+		t.Errorf("LoadHeader = %d steps, %v", n, err)
+	}
+}
