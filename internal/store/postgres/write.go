@@ -88,11 +88,8 @@ type fileSink struct {
 func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
 	delete(fs.previous, t.ID)
 	err := fs.s.write(ctx, true, func(tx *sql.Tx) error {
-		// Writers of the same trace, in this process or another, take
-		// turns: the lock is on its id, held until commit, so that one
-		// stored meanwhile (not yet a row to lock) is seen and replaced.
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, t.ID); err != nil {
-			return fmt.Errorf("trace %s: waiting for another writer of it: %w", t.ID, err)
+		if err := lockTrace(ctx, tx, t.ID); err != nil {
+			return err
 		}
 		var stored int
 		var from string
@@ -167,6 +164,18 @@ func (s *Store) write(ctx context.Context, lazy bool, fn func(*sql.Tx) error) er
 		return err
 	}
 	return tx.Commit()
+}
+
+// lockTrace makes the writers of one trace, in this process or another,
+// take turns: the lock is on its id, held until the transaction ends, so
+// that a version stored meanwhile (not yet a row to lock) is seen and
+// replaced, and two replacements of a source's findings do not both
+// insert theirs.
+func lockTrace(ctx context.Context, tx *sql.Tx, id string) error {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, id); err != nil {
+		return fmt.Errorf("trace %s: waiting for another writer of it: %w", id, err)
+	}
+	return nil
 }
 
 // putTrace stores a trace with its steps, bundled findings and outcomes,
@@ -316,6 +325,9 @@ func putOutcome(ctx context.Context, tx *sql.Tx, traceID string, o trace.Outcome
 // ones, and records which detector set produced them when detectedWith is set.
 func (s *Store) ReplaceFindings(ctx context.Context, traceID, source string, findings []trace.Finding, detectedWith string) error {
 	return s.write(ctx, false, func(tx *sql.Tx) error {
+		if err := lockTrace(ctx, tx, traceID); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE trace_id = $1 AND source = $2`, traceID, source); err != nil {
 			return fmt.Errorf("trace %s: %w", traceID, err)
 		}

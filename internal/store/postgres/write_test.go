@@ -65,3 +65,31 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Errorf("LoadHeader = %d steps, %v", n, err)
 	}
 }
+
+// TestConcurrentReplaceFindings replaces one source's findings on a trace
+// from several writers at once: the last write wins whole, never a mix.
+func TestConcurrentReplaceFindings(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	defer st.Close()
+	tr := &trace.Trace{ID: "t", Format: "codex"}
+	tr.Append(trace.Step{Kind: trace.KindMessage, Text: "x"})
+	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/f", Hash: "h"}, tr); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			fs := []trace.Finding{{Source: "human:a", Mode: "FM-1.1", Verdict: trace.Present}, {Source: "human:a", Mode: "FM-1.2", Verdict: trace.Absent}}
+			errs <- st.ReplaceFindings(ctx, "t", "human:a", fs, "")
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if fs, err := st.Findings(ctx, "t"); err != nil || len(fs) != 2 {
+		t.Errorf("after concurrent replacements: %d findings, %v; want 2", len(fs), err)
+	}
+}
