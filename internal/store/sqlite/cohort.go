@@ -74,7 +74,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 		}
 		c.Traces = appendDoubling(c.Traces, t)
 		unknown := false
-		err = eachFinding(findingList, func(f summaryFinding) {
+		err = eachFinding(findingList, true, func(f summaryFinding) {
 			if f.source >= len(names) {
 				unknown = true
 				return

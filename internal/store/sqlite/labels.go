@@ -94,7 +94,7 @@ func (s *Store) TraceVerdicts(ctx context.Context, ids []string, fn func(store.T
 		row++
 		t.Sources, t.Verdicts = t.Sources[:0], t.Verdicts[:0]
 		var bad error
-		err := eachFinding(findingList, func(f summaryFinding) {
+		err := eachFinding(findingList, false, func(f summaryFinding) {
 			if bad != nil {
 				return
 			}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -81,7 +80,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // one connection: one writer at a time is how SQLite works, and a single
 // connection also keeps the pragmas in force for every statement.
 func openConn(ctx context.Context, path, params string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?"+params+"&_pragma=mmap_size("+strconv.Itoa(mmapSize)+")")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+params)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
@@ -113,13 +112,6 @@ func connect(ctx context.Context, db *sql.DB) error {
 		}
 	}
 }
-
-// mmapSize is how much of the database file SQLite reads through a memory
-// map rather than read(2) into its page cache: the readers of a whole store
-// (the report, the dashboard) go through every summary page, and on a
-// million traces the copies and system calls of read(2) cost a tenth of
-// their time. The map only reserves address space.
-const mmapSize = 1 << 30
 
 // sqliteBusy is SQLITE_BUSY, the primary result code of every busy error.
 const sqliteBusy = 5

@@ -33,8 +33,12 @@ type summaryFinding struct {
 	steps   string // as stored, for a present verdict only
 }
 
-// eachFinding calls fn with each entry of a finding_list, in order.
-func eachFinding(list string, fn func(summaryFinding)) error {
+// eachFinding calls fn with each entry of a finding_list, in order. With
+// presentOnly, an entry whose verdict is not present comes with its source
+// alone (a verdict of absent, and no mode): the report reads only which
+// sources spoke of a trace and what they found, and most of a judge's
+// verdicts are absences.
+func eachFinding(list string, presentOnly bool, fn func(summaryFinding)) error {
 	for list != "" {
 		if list[0] != entryStart {
 			return errSummary
@@ -55,6 +59,11 @@ func eachFinding(list string, fn func(summaryFinding)) error {
 		}
 		f := summaryFinding{source: source}
 		rest := entry[digits+1:]
+		if presentOnly && entry[digits] != '+' {
+			f.verdict = trace.Absent
+			fn(f)
+			continue
+		}
 		switch entry[digits] {
 		case '+':
 			f.verdict = trace.Present

@@ -165,7 +165,7 @@ func summaryDump(t *testing.T, db *sql.DB, fromSummary bool) []string {
 			if err != nil {
 				return err
 			}
-			return eachFinding(findings, func(f summaryFinding) {
+			return eachFinding(findings, false, func(f summaryFinding) {
 				out = append(out, fmt.Sprintf("%s finding %q %q %q %q", id, names[f.source], f.verdict, f.mode, f.steps))
 			})
 		})
@@ -294,6 +294,26 @@ func TestUnpackColumns(t *testing.T) {
 		}
 		if err != nil || !slices.Equal(fields, tc.want) {
 			t.Errorf("%q: %q, %v; want %q", tc.row, fields, err, tc.want)
+		}
+	}
+}
+
+// TestEachFindingPresentOnly reads a list whole and for the report: the
+// report's reading keeps every entry's source, and the mode and steps of
+// present verdicts only.
+func TestEachFindingPresentOnly(t *testing.T) {
+	list := "\x1e1+\"FM-1.3\"[4,2]\x1f\x1e2-\"FM-2.1\"\x1f\x1e3?\"FM-3\\u001f\"\x1f\x1e10\"odd\"\"FM-1.1\"\x1f"
+	for _, tc := range []struct {
+		presentOnly bool
+		want        string
+	}{
+		{false, `[{1 present FM-1.3 [4,2]} {2 absent FM-2.1 } {3 unsure FM-3` + "\x1f" + ` } {10 odd FM-1.1 }]`},
+		{true, `[{1 present FM-1.3 [4,2]} {2 absent  } {3 absent  } {10 absent  }]`},
+	} {
+		var got []summaryFinding
+		err := eachFinding(list, tc.presentOnly, func(f summaryFinding) { got = append(got, f) })
+		if err != nil || fmt.Sprint(got) != tc.want {
+			t.Errorf("presentOnly %v: %v, %v; want %s", tc.presentOnly, got, err, tc.want)
 		}
 	}
 }
