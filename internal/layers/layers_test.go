@@ -96,8 +96,8 @@ func TestLayers(t *testing.T) {
 			func(p string) bool {
 				return under(p, "internal/analyze") || under(p, "internal/eval") || under(p, "internal/report") || under(p, "internal/pipeline")
 			},
-			nil, []string{"internal/store/sqlite", "internal/web", "cmd"}},
-		{"the web UI reads the store through its interface", func(p string) bool { return p == "internal/web" }, nil, []string{"internal/store/sqlite"}},
+			nil, []string{"internal/store/sqlite", "internal/store/postgres", "internal/web", "cmd"}},
+		{"the web UI reads the store through its interface", func(p string) bool { return p == "internal/web" }, nil, []string{"internal/store/sqlite", "internal/store/postgres"}},
 		{"the library (trace, taxonomy, ingest, detect, stats) uses no application package",
 			func(p string) bool {
 				return under(p, "trace") || p == "taxonomy" || under(p, "ingest") || p == "detect" || p == "stats"
