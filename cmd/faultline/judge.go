@@ -37,6 +37,7 @@ type judgeFlags struct {
 	// includeSystem sends to the model the traces whose detector findings
 	// are system failures only, which are otherwise recorded as skipped.
 	includeSystem bool
+	queue         queueFlags // --queue, --status: see judgequeue.go
 }
 
 // Defaults of settings neither a flag nor the configuration file gives.
@@ -174,6 +175,7 @@ response_format, selected, progress, failures, system_only}.`,
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the first selected trace's prompt, the token estimate and how many traces would be skipped; call nothing")
 	fl.BoolVar(&f.includeSystem, "include-system-failures", false, "also judge traces whose detector findings are system failures only (SYS-1 …), which are otherwise skipped")
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+	f.queue.register(cmd)
 	return cmd
 }
 
@@ -274,6 +276,9 @@ func apiKey(envName string) (string, string) {
 
 func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 	ctx := cmd.Context()
+	if f.queue.status {
+		return a.judgeStatus(ctx, f.asJSON)
+	}
 	file, err := a.settings()
 	if err != nil {
 		return err
@@ -326,7 +331,7 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 		return nil
 	}
 	key, keyFrom := apiKey(cfg.APIKeyEnv)
-	if !f.dryRun {
+	if !f.dryRun && !f.queue.enqueue { // workers have keys of their own
 		// Before any work: a missing key or an unknown host would otherwise
 		// fail every call, each after its retries.
 		if err := judge.Preflight(ctx, cfg.BaseURL, key, keyFrom+" (or name another variable with --api-key-env)"); err != nil {
@@ -346,6 +351,9 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 	}
 	if f.dryRun {
 		return a.judgeDryRun(cmd, st, traces, tok, opt)
+	}
+	if f.queue.enqueue {
+		return a.enqueueJudge(ctx, st, cfg, opt, f.force, f.asJSON, traces)
 	}
 	format, _ := judge.ParseFormat(cfg.ResponseFormat)
 	client := judge.NewOpenAI(judge.ClientOptions{

@@ -64,30 +64,34 @@ func (s *Store) eachJudgeRecord(ctx context.Context, query string, a args, fn fu
 // stores r, in one transaction: an interrupted run leaves either the whole
 // judgement or none of it.
 func (s *Store) PutJudgement(ctx context.Context, r store.JudgeRecord, findings []trace.Finding) error {
+	return s.write(ctx, false, func(tx *sql.Tx) error { return putJudgement(ctx, tx, r, findings) })
+}
+
+// putJudgement is PutJudgement in the caller's transaction (see
+// PutJudgementTx).
+func putJudgement(ctx context.Context, tx *sql.Tx, r store.JudgeRecord, findings []trace.Finding) error {
 	agreement := r.Agreement
 	if agreement == nil {
 		agreement = map[string]float64{}
 	}
-	return s.write(ctx, false, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE trace_id = $1 AND source = $2`, r.Trace, r.Source); err != nil {
-			return fmt.Errorf("trace %s: %w", r.Trace, err)
-		}
-		if err := putFindings(ctx, tx, r.Trace, findings); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO judge_runs (trace_id, source, prompt_version, status, error, windows, samples, agreement, summary,
-			task_success, calls, input_tokens, output_tokens, cost, judged_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-			ON CONFLICT (trace_id, source) DO UPDATE SET prompt_version = excluded.prompt_version, status = excluded.status, error = excluded.error,
-			windows = excluded.windows, samples = excluded.samples, agreement = excluded.agreement, summary = excluded.summary,
-			task_success = excluded.task_success, calls = excluded.calls, input_tokens = excluded.input_tokens,
-			output_tokens = excluded.output_tokens, cost = excluded.cost, judged_at = excluded.judged_at`,
-			r.Trace, r.Source, r.PromptVersion, r.Status, clean(r.Error), r.Windows, r.Samples, jsonObject(agreement), clean(r.Summary), r.TaskSuccess,
-			r.Calls, r.InputTokens, r.OutputTokens, r.Cost, formatTime(r.JudgedAt))
-		if err != nil {
-			return fmt.Errorf("trace %s judge record: %w", r.Trace, err)
-		}
-		return nil
-	})
+	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE trace_id = $1 AND source = $2`, r.Trace, r.Source); err != nil {
+		return fmt.Errorf("trace %s: %w", r.Trace, err)
+	}
+	if err := putFindings(ctx, tx, r.Trace, findings); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO judge_runs (trace_id, source, prompt_version, status, error, windows, samples, agreement, summary,
+		task_success, calls, input_tokens, output_tokens, cost, judged_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+		ON CONFLICT (trace_id, source) DO UPDATE SET prompt_version = excluded.prompt_version, status = excluded.status, error = excluded.error,
+		windows = excluded.windows, samples = excluded.samples, agreement = excluded.agreement, summary = excluded.summary,
+		task_success = excluded.task_success, calls = excluded.calls, input_tokens = excluded.input_tokens,
+		output_tokens = excluded.output_tokens, cost = excluded.cost, judged_at = excluded.judged_at`,
+		r.Trace, r.Source, r.PromptVersion, r.Status, clean(r.Error), r.Windows, r.Samples, jsonObject(agreement), clean(r.Summary), r.TaskSuccess,
+		r.Calls, r.InputTokens, r.OutputTokens, r.Cost, formatTime(r.JudgedAt))
+	if err != nil {
+		return fmt.Errorf("trace %s judge record: %w", r.Trace, err)
+	}
+	return nil
 }
 
 // CachedAnswer returns the judge's cached answer under key, or nil.
