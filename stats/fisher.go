@@ -18,16 +18,11 @@ func FisherExact(a, b, c, d int) float64 {
 	if a < 0 || b < 0 || c < 0 || d < 0 {
 		panic("stats: FisherExact needs non-negative counts")
 	}
-	n := a + b + c + d
-	row, col := a+b, a+c
-	lo, hi := max(0, row+col-n), min(row, col)
-	if lo == hi {
+	m := marginsOf(a, b, c, d)
+	if m.lo == m.hi {
 		return 1
 	}
-	logP := func(x int) float64 {
-		return logChoose(col, x) + logChoose(n-col, row-x) - logChoose(n, row)
-	}
-	limit := logP(a) + math.Log1p(1e-7)
+	limit := m.limit(a)
 	// The sum starts at the most likely table and walks out to each side
 	// with the ratio of successive probabilities, P(x+1)/P(x) = (row-x)
 	// (col-x) / ((x+1)(n-row-col+x+1)), which costs one logarithm a step
@@ -36,7 +31,7 @@ func FisherExact(a, b, c, d int) float64 {
 	// faster away from the mode (the distribution is log-concave), so a
 	// side stops once all that is left of it, at most a geometric series
 	// of its last term and ratio, is too small to change the sum.
-	mode := min(max(int(float64(row+1)*float64(col+1)/float64(n+2)), lo), hi)
+	mode := min(max(int(float64(m.row+1)*float64(m.col+1)/float64(m.n+2)), m.lo), m.hi)
 	p := 0.0
 	add := func(logp float64) {
 		if logp <= limit {
@@ -50,21 +45,21 @@ func FisherExact(a, b, c, d int) float64 {
 		rest := math.Exp(logp+ratio) / -math.Expm1(ratio)
 		return rest <= p*0x1p-60 || logp < minLogTerm
 	}
-	atMode := logP(mode)
+	atMode := m.logP(mode)
 	add(atMode)
-	for x, logp := mode, atMode; x < hi; x++ {
-		ratio := stepRatio(n, row, col, x)
+	for x, logp := mode, atMode; x < m.hi; x++ {
+		ratio := m.stepRatio(x)
 		logp += ratio
 		add(logp)
-		if done(logp, stepRatio(n, row, col, min(x+1, hi-1))) {
+		if done(logp, m.stepRatio(min(x+1, m.hi-1))) {
 			break
 		}
 	}
-	for x, logp := mode, atMode; x > lo; x-- {
-		ratio := -stepRatio(n, row, col, x-1)
+	for x, logp := mode, atMode; x > m.lo; x-- {
+		ratio := -m.stepRatio(x - 1)
 		logp += ratio
 		add(logp)
-		if done(logp, -stepRatio(n, row, col, max(x-2, lo))) {
+		if done(logp, -m.stepRatio(max(x-2, m.lo))) {
 			break
 		}
 	}
@@ -75,11 +70,33 @@ func FisherExact(a, b, c, d int) float64 {
 // float64 sum (it rounds to 0).
 const minLogTerm = -746
 
-// stepRatio is log P(x+1) - log P(x) for the hypergeometric distribution of
-// the top-left cell of a 2×2 table with n items, row and col as its first
-// row's and first column's totals.
-func stepRatio(n, row, col, x int) float64 {
-	return math.Log(float64(row-x)) + math.Log(float64(col-x)) - math.Log(float64(x+1)) - math.Log(float64(n-row-col+x+1))
+// margins are a 2×2 table's n items and its first row's and first
+// column's totals, on which the hypergeometric distribution of its top-left
+// cell depends, with that cell's support, lo..hi.
+type margins struct{ n, row, col, lo, hi int }
+
+func marginsOf(a, b, c, d int) margins {
+	n := a + b + c + d
+	row, col := a+b, a+c
+	return margins{n: n, row: row, col: col, lo: max(0, row+col-n), hi: min(row, col)}
+}
+
+// logP is the log-probability of the table with these margins whose
+// top-left cell is x.
+func (m margins) logP(x int) float64 {
+	return logChoose(m.col, x) + logChoose(m.n-m.col, m.row-x) - logChoose(m.n, m.row)
+}
+
+// limit is the log-probability up to which a table counts as no more
+// likely than the observed one, whose top-left cell is a: R's relative
+// tolerance of 1e-7 above its own.
+func (m margins) limit(a int) float64 {
+	return m.logP(a) + math.Log1p(1e-7)
+}
+
+// stepRatio is log P(x+1) - log P(x).
+func (m margins) stepRatio(x int) float64 {
+	return math.Log(float64(m.row-x)) + math.Log(float64(m.col-x)) - math.Log(float64(x+1)) - math.Log(float64(m.n-m.row-m.col+x+1))
 }
 
 // logChoose is log(n choose k).

@@ -54,19 +54,14 @@ func TestFisherExactLarge(t *testing.T) {
 // fisherEveryTable is FisherExact summing every table of the support, from
 // the least likely end: the definition, for checking the walk from the mode.
 func fisherEveryTable(a, b, c, d int) float64 {
-	n := a + b + c + d
-	row, col := a+b, a+c
-	lo, hi := max(0, row+col-n), min(row, col)
-	if lo == hi {
+	m := marginsOf(a, b, c, d)
+	if m.lo == m.hi {
 		return 1
 	}
-	logP := func(x int) float64 {
-		return logChoose(col, x) + logChoose(n-col, row-x) - logChoose(n, row)
-	}
-	limit := logP(a) + math.Log1p(1e-7)
+	limit := m.limit(a)
 	p := 0.0
-	for x := lo; x <= hi; x++ {
-		if l := logP(x); l <= limit {
+	for x := m.lo; x <= m.hi; x++ {
+		if l := m.logP(x); l <= limit {
 			p += math.Exp(l)
 		}
 	}
