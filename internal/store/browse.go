@@ -1,5 +1,14 @@
 package store
 
+import (
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
 // TraceQuery selects, orders and pages traces for browsing (faultline
 // serve's trace list). Unlike Filter it is answered by SQL alone, a page at
 // a time, so that a page costs the same on a hundred traces as on a hundred
@@ -49,4 +58,68 @@ type Page struct {
 type SearchHit struct {
 	Steps []int // the first matching steps, in order
 	Count int   // matching steps in all
+}
+
+// Paging checks what q asks of a page beyond its selection and fills in
+// the defaults: the sort order (one of SortOrders, "id" when unset) and the
+// page size (50 when unset).
+func (q *TraceQuery) Paging() (order string, limit int, err error) {
+	order = cmp.Or(q.Sort, "id")
+	if !slices.Contains(SortOrders, order) {
+		return "", 0, fmt.Errorf("cannot sort by %q: use one of %s", q.Sort, strings.Join(SortOrders, ", "))
+	}
+	if q.After != "" && q.Before != "" {
+		return "", 0, fmt.Errorf("%w: after and before together", ErrBadCursor)
+	}
+	limit = q.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	return order, limit, nil
+}
+
+// A cursor is the sort key and id of a page's edge trace, as base64 JSON:
+// opaque to users, and checked when read back. Its values are those the
+// backend compares, so that the next page starts right after the edge.
+
+// EncodeCursor writes the cursor of a page's edge trace sm in a sort
+// order; started is its start time as the backend stores it.
+func EncodeCursor(order string, sm Summary, started string) string {
+	var key []any
+	switch order {
+	case "model":
+		key = []any{sm.Model}
+	case "started":
+		key = []any{started}
+	case "steps":
+		key = []any{sm.Steps}
+	}
+	b, _ := json.Marshal(append(key, sm.ID))
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// DecodeCursor reads a cursor of the sort order back into its values,
+// typed as the backends' columns are: the step count an int64, the rest
+// strings. A cursor no page of the order gave out is ErrBadCursor.
+func DecodeCursor(cursor, order string) ([]any, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return nil, ErrBadCursor
+	}
+	var values []any
+	keys := 2
+	if order == "id" {
+		keys = 1
+	}
+	if json.Unmarshal(raw, &values) != nil || len(values) != keys {
+		return nil, ErrBadCursor
+	}
+	for i, v := range values {
+		if n, ok := v.(float64); ok && order == "steps" && i == 0 {
+			values[i] = int64(n)
+		} else if _, ok := v.(string); !ok {
+			return nil, ErrBadCursor
+		}
+	}
+	return values, nil
 }

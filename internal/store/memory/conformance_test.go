@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sort"
 	"testing"
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/internal/store/sqlite"
+	"github.com/faultline/faultline/internal/store/storetest"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -58,30 +58,10 @@ func TestConformsToSQLite(t *testing.T) {
 	}
 	mem := New(conformanceTraces()...)
 
-	type cohortReader interface {
-		LoadCohort(ctx context.Context, ids []string, sources []string, mark func(store.Mark)) (*store.Cohort, error)
-	}
-	cohort := func(r cohortReader, ids, sources []string) string {
-		var marks []string
-		c, err := r.LoadCohort(ctx, ids, sources, func(m store.Mark) { marks = append(marks, fmt.Sprint(m)) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		sort.Strings(marks)
-		var traces []string
-		for _, ct := range c.Traces {
-			outcome := "none"
-			if o := ct.Outcome; o != nil {
-				outcome = fmt.Sprint(o.Source, o.Metric, *o.Success)
-			}
-			traces = append(traces, fmt.Sprint(ct.ID, ct.Model, ct.System, ct.Scenario, outcome, ct.Undecided, ct.Detected))
-		}
-		return fmt.Sprintf("%v %v %v %v", traces, c.Sources, c.Annotations, marks)
-	}
 	for _, sel := range []struct{ ids, sources []string }{
 		{nil, nil}, {[]string{"c", "a", "zz"}, nil}, {nil, []string{"judge"}}, {[]string{"a", "b"}, []string{"mad", "human:ann"}},
 	} {
-		if got, want := cohort(mem, sel.ids, sel.sources), cohort(sq, sel.ids, sel.sources); got != want {
+		if got, want := storetest.CohortText(t, mem, sel.ids, sel.sources), storetest.CohortText(t, sq, sel.ids, sel.sources); got != want {
 			t.Errorf("LoadCohort(%v, %v):\nmemory %s\nsqlite %s", sel.ids, sel.sources, got, want)
 		}
 	}

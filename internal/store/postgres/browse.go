@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,21 +21,11 @@ var sortKeys = map[string][]string{
 
 // Browse returns one page of the traces q selects.
 func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, error) {
-	order := q.Sort
-	if order == "" {
-		order = "id"
+	order, limit, err := q.Paging()
+	if err != nil {
+		return nil, err
 	}
-	keys, ok := sortKeys[order]
-	if !ok {
-		return nil, fmt.Errorf("cannot sort by %q: use one of %s", q.Sort, strings.Join(store.SortOrders, ", "))
-	}
-	if q.After != "" && q.Before != "" {
-		return nil, fmt.Errorf("%w: after and before together", store.ErrBadCursor)
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 50
-	}
+	keys := sortKeys[order]
 	var a args
 	where, err := s.traceQueryConditions(ctx, &q, &a)
 	if err != nil {
@@ -48,7 +36,7 @@ func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, er
 	backwards := q.Before != ""
 	desc := q.Desc != backwards
 	if cursor := q.After + q.Before; cursor != "" {
-		values, err := readCursor(cursor, order)
+		values, err := store.DecodeCursor(cursor, order)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +79,7 @@ func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, er
 	}
 	p := &store.Page{Traces: got}
 	if n := len(got); n > 0 {
-		first, last := writeCursor(order, got[0], started[0]), writeCursor(order, got[n-1], started[n-1])
+		first, last := store.EncodeCursor(order, got[0], started[0]), store.EncodeCursor(order, got[n-1], started[n-1])
 		if backwards {
 			p.Next = last
 			if more {
@@ -110,43 +98,6 @@ func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, er
 		return nil, err
 	}
 	return p, nil
-}
-
-// A cursor is the sort key and id of a page's edge trace, as base64 JSON:
-// opaque to users, checked when read back.
-func writeCursor(order string, sm store.Summary, started string) string {
-	var key []any
-	switch order {
-	case "model":
-		key = []any{sm.Model}
-	case "started":
-		key = []any{started}
-	case "steps":
-		key = []any{sm.Steps}
-	}
-	b, _ := json.Marshal(append(key, sm.ID))
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// readCursor decodes a cursor of the sort order, its values typed as the
-// keys are.
-func readCursor(cursor, order string) ([]any, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return nil, store.ErrBadCursor
-	}
-	var values []any
-	if json.Unmarshal(raw, &values) != nil || len(values) != len(sortKeys[order]) {
-		return nil, store.ErrBadCursor
-	}
-	for i, v := range values {
-		if n, ok := v.(float64); ok && order == "steps" && i == 0 {
-			values[i] = int64(n)
-		} else if _, ok := v.(string); !ok {
-			return nil, store.ErrBadCursor
-		}
-	}
-	return values, nil
 }
 
 // Count says how many traces q selects (its cursors and limit aside).

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/faultline/faultline/internal/store"
 )
 
 //go:embed migrations/*.sql
@@ -92,7 +94,7 @@ func apply(ctx context.Context, db *sql.DB, m step, latest int) error {
 		return err
 	}
 	if current > latest {
-		return newerSchema(current, latest)
+		return store.NewerSchema(current, latest)
 	}
 	if current >= m.version {
 		return nil
@@ -107,10 +109,6 @@ func apply(ctx context.Context, db *sql.DB, m step, latest int) error {
 		return fmt.Errorf("migration %s: %w", m.file, err)
 	}
 	return nil
-}
-
-func newerSchema(current, latest int) error {
-	return fmt.Errorf("database schema version %d is newer than this faultline understands (%d); upgrade faultline", current, latest)
 }
 
 // rowReader is a database or a transaction, for reading the version.
@@ -140,14 +138,7 @@ func checkReadable(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	latest := SchemaVersion()
-	switch {
-	case current < latest:
-		return fmt.Errorf("the database is of an older faultline (schema %d; this one reads %d): run a command that writes, such as faultline ingest, once to upgrade it", current, latest)
-	case current > latest:
-		return newerSchema(current, latest)
-	}
-	return nil
+	return store.ReadableSchema(current, SchemaVersion())
 }
 
 // ErrNoDatabase is returned by OpenReadOnly for a database that holds no

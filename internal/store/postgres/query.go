@@ -4,13 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/store/sqlshared"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -57,17 +55,7 @@ func set(list []string) map[string]bool {
 
 // each runs a query and calls scan for each row.
 func (s *Store) each(ctx context.Context, query string, a args, scan func(*sql.Rows) error) error {
-	rows, err := s.db.QueryContext(ctx, query, a...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return sqlshared.Each(ctx, s.db, query, a, scan)
 }
 
 // attachOutcomes reads the outcomes of the listed traces and sets their
@@ -81,114 +69,34 @@ func (s *Store) attachOutcomes(ctx context.Context, out []store.Summary) error {
 	for i, sm := range out {
 		index[sm.ID], ids[i] = i, sm.ID
 	}
-	err := s.each(ctx, `SELECT trace_id, source, metric, score, success, detail FROM outcomes WHERE trace_id = ANY($1) ORDER BY trace_id, source`,
-		args{ids}, func(rows *sql.Rows) error {
-			id, o, err := scanOutcome(rows)
-			if err == nil {
-				out[index[id]].Outcomes = append(out[index[id]].Outcomes, o)
-			}
-			return err
-		})
-	if err != nil {
-		return fmt.Errorf("reading outcomes: %w", err)
-	}
-	for i := range out {
-		out[i].Outcome = trace.PrimaryOutcome(out[i].Outcomes)
-	}
-	return nil
-}
-
-// scanOutcome reads a row of trace_id, source, metric, score, success,
-// detail.
-func scanOutcome(rows *sql.Rows) (string, trace.Outcome, error) {
-	var id string
-	var o trace.Outcome
-	err := rows.Scan(&id, &o.Source, &o.Metric, &o.Score, &o.Success, &o.Detail)
-	return id, o, err
+	return sqlshared.AttachOutcomes(out, index, func(scan func(*sql.Rows) error) error {
+		return s.each(ctx, `SELECT trace_id, source, metric, score, success, detail FROM outcomes WHERE trace_id = ANY($1) ORDER BY trace_id, source`, args{ids}, scan)
+	})
 }
 
 // Resolve turns a trace id or a unique prefix of one into the full id.
 func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
-	var ids []string
-	err := s.each(ctx, `SELECT id FROM traces WHERE starts_with(id, $1) ORDER BY id <> $1, id LIMIT 6`, args{idOrPrefix}, func(rows *sql.Rows) error {
-		var id string
-		err := rows.Scan(&id)
-		ids = append(ids, id)
-		return err
-	})
-	switch {
-	case err != nil:
+	ids, err := s.column(ctx, `SELECT id FROM traces WHERE starts_with(id, $1) ORDER BY id <> $1, id LIMIT 6`, args{idOrPrefix})
+	if err != nil {
 		return "", fmt.Errorf("trace %q: %w", idOrPrefix, err)
-	case len(ids) == 0:
-		return "", fmt.Errorf("trace %q: %w", idOrPrefix, store.ErrNotFound)
-	case len(ids) == 1 || ids[0] == idOrPrefix:
-		return ids[0], nil
-	default:
-		return "", fmt.Errorf("trace %q is ambiguous: matches %s…", idOrPrefix, strings.Join(ids, ", "))
 	}
+	return store.ResolveAmong(idOrPrefix, ids)
 }
 
 // Load reads a whole trace: steps, every finding and every outcome.
 func (s *Store) Load(ctx context.Context, id string) (*trace.Trace, error) {
-	t, _, err := s.LoadHeader(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if t.Steps, err = s.steps(ctx, id, "", nil); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return store.LoadWhole(ctx, s, id)
 }
 
 // LoadHeader reads a trace without its steps (findings and outcomes
 // included) and says how many steps it has, for views that page through
 // long traces.
 func (s *Store) LoadHeader(ctx context.Context, id string) (*trace.Trace, int, error) {
-	t := &trace.Trace{ID: id}
-	var started, ended, usage, meta, diagSource string
-	var diag *string
-	var steps int
-	err := s.db.QueryRowContext(ctx, `SELECT format, source, system, model, task, scenario, trial, started, ended, usage, meta,
-		diagnosis_source, diagnosis, step_count, detected_with FROM traces WHERE id = $1`, id).
-		Scan(&t.Format, &t.Source, &t.System, &t.Model, &t.Task, &t.Scenario, &t.Trial, &started, &ended, &usage, &meta, &diagSource, &diag, &steps, &t.DetectedWith)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, 0, fmt.Errorf("trace %q: %w", id, store.ErrNotFound)
-	case err != nil:
-		return nil, 0, fmt.Errorf("trace %s: %w", id, err)
-	}
-	t.Started, t.Ended = parseTime(started), parseTime(ended)
-	if err := json.Unmarshal([]byte(usage), &t.Usage); err != nil {
-		return nil, 0, fmt.Errorf("trace %s usage: %w", id, err)
-	}
-	if err := json.Unmarshal([]byte(meta), &t.Meta); err != nil {
-		return nil, 0, fmt.Errorf("trace %s meta: %w", id, err)
-	}
-	if len(t.Meta) == 0 {
-		t.Meta = nil
-	}
-	if diag != nil {
-		t.Diagnosis = &trace.Diagnosis{Source: diagSource, Body: *diag}
-	}
-	if t.Findings, err = s.Findings(ctx, id); err != nil {
-		return nil, 0, err
-	}
-	err = s.each(ctx, `SELECT trace_id, source, metric, score, success, detail FROM outcomes WHERE trace_id = $1 ORDER BY source`, args{id},
-		func(rows *sql.Rows) error {
-			_, o, err := scanOutcome(rows)
-			t.Outcomes = append(t.Outcomes, o)
-			return err
-		})
-	if err != nil {
-		return nil, 0, fmt.Errorf("trace %s outcomes: %w", id, err)
-	}
-	return t, steps, nil
+	return sqlshared.LoadHeader(ctx, s.db, id, "$1", s.Findings)
 }
 
-func parseTime(s string) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s)
-	return t
-}
+// parseTime reads a stored time.
+var parseTime = sqlshared.ParseTime
 
 // StepRange reads the steps of a trace with indices from..to-1.
 func (s *Store) StepRange(ctx context.Context, id string, from, to int) ([]trace.Step, error) {

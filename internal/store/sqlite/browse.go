@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -23,17 +21,11 @@ var sortColumns = map[string]string{"id": "", "model": "t.model", "started": "t.
 
 // Browse returns one page of the traces q selects.
 func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, error) {
-	col, ok := sortColumns[cmp.Or(q.Sort, "id")]
-	if !ok {
-		return nil, fmt.Errorf("cannot sort by %q: use one of %s", q.Sort, strings.Join(store.SortOrders, ", "))
+	order, limit, err := q.Paging()
+	if err != nil {
+		return nil, err
 	}
-	if q.After != "" && q.Before != "" {
-		return nil, fmt.Errorf("%w: after and before together", store.ErrBadCursor)
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 50
-	}
+	col := sortColumns[order]
 	where, args, err := s.queryWhere(ctx, &q)
 	if err != nil {
 		return nil, err
@@ -47,7 +39,7 @@ func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, er
 		keys = []string{col, "t.id"}
 	}
 	if cursor := cmp.Or(q.After, q.Before); cursor != "" {
-		values, err := decodeCursor(cursor, len(keys))
+		values, err := store.DecodeCursor(cursor, order)
 		if err != nil {
 			return nil, err
 		}
@@ -58,42 +50,31 @@ func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, er
 		where = append(where, fmt.Sprintf("(%s) %s (%s)", strings.Join(keys, ", "), op, placeholders(len(keys))))
 		args = append(args, values...)
 	}
-	order := make([]string, len(keys))
+	sorted := make([]string, len(keys))
 	for i, k := range keys {
-		order[i] = k
+		sorted[i] = k
 		if desc {
-			order[i] += " DESC"
+			sorted[i] += " DESC"
 		}
 	}
 	query := `SELECT t.id, t.format, t.system, t.model, t.task, t.scenario, t.trial, t.step_count, t.source, t.started FROM traces t` +
-		whereClause(where) + " ORDER BY " + strings.Join(order, ", ") + " LIMIT ?"
+		whereClause(where) + " ORDER BY " + strings.Join(sorted, ", ") + " LIMIT ?"
 	rows, err := s.db.QueryContext(ctx, query, append(args, limit+1)...)
 	if err != nil {
 		return nil, fmt.Errorf("listing traces: %w", err)
 	}
 	defer rows.Close()
 	type row struct {
-		sm     store.Summary
-		cursor []any
+		sm      store.Summary
+		started string // as stored, for the cursor
 	}
 	var got []row
 	for rows.Next() {
 		var r row
-		var started string
-		if err := rows.Scan(&r.sm.ID, &r.sm.Format, &r.sm.System, &r.sm.Model, &r.sm.Task, &r.sm.Scenario, &r.sm.Trial, &r.sm.Steps, &r.sm.Source, &started); err != nil {
+		if err := rows.Scan(&r.sm.ID, &r.sm.Format, &r.sm.System, &r.sm.Model, &r.sm.Task, &r.sm.Scenario, &r.sm.Trial, &r.sm.Steps, &r.sm.Source, &r.started); err != nil {
 			return nil, err
 		}
-		r.sm.Started = parseTimeText(started)
-		switch q.Sort {
-		case "model":
-			r.cursor = []any{r.sm.Model, r.sm.ID}
-		case "started":
-			r.cursor = []any{started, r.sm.ID}
-		case "steps":
-			r.cursor = []any{r.sm.Steps, r.sm.ID}
-		default:
-			r.cursor = []any{r.sm.ID}
-		}
+		r.sm.Started = parseTimeText(r.started)
 		got = append(got, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -111,7 +92,8 @@ func (s *Store) Browse(ctx context.Context, q store.TraceQuery) (*store.Page, er
 		index[r.sm.ID] = i
 	}
 	if len(got) > 0 {
-		first, last := encodeCursor(got[0].cursor), encodeCursor(got[len(got)-1].cursor)
+		edge := func(r row) string { return store.EncodeCursor(order, r.sm, r.started) }
+		first, last := edge(got[0]), edge(got[len(got)-1])
 		switch {
 		case backwards:
 			p.Next, p.Prev = last, ifThen(more, first)
@@ -369,34 +351,6 @@ func whereClause(where []string) string {
 }
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
-
-// A cursor is the sort key and id of a page's edge trace, as base64 JSON:
-// opaque to users, and checked when read back.
-func encodeCursor(values []any) string {
-	b, _ := json.Marshal(values)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeCursor(s string, n int) ([]any, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, store.ErrBadCursor
-	}
-	var values []any
-	if err := json.Unmarshal(b, &values); err != nil || len(values) != n {
-		return nil, store.ErrBadCursor
-	}
-	for i, v := range values {
-		switch v := v.(type) {
-		case string:
-		case float64: // a step count
-			values[i] = int64(v)
-		default:
-			return nil, store.ErrBadCursor
-		}
-	}
-	return values, nil
-}
 
 func ifThen(cond bool, s string) string {
 	if cond {

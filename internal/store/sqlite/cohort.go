@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/store/sqlshared"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -194,15 +195,5 @@ func (s *Store) eachSelected(ctx context.Context, ids []string, column, query st
 
 // each runs a query and calls scan for each row.
 func (s *Store) each(ctx context.Context, query string, scan func(*sql.Rows) error, args ...any) error {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return sqlshared.Each(ctx, s.db, query, args, scan)
 }

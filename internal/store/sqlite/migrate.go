@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/faultline/faultline/internal/store"
 )
 
 //go:embed migrations/*.sql
@@ -81,13 +83,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	if current > latest {
-		return newerSchema(current, latest)
+		return store.NewerSchema(current, latest)
 	}
 	return nil
-}
-
-func newerSchema(current, latest int) error {
-	return fmt.Errorf("database schema version %d is newer than this faultline understands (%d); upgrade faultline", current, latest)
 }
 
 // applyMigration runs one migration unless the database already has it.

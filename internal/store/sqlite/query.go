@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/store/sqlshared"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -84,128 +85,30 @@ func (s *Store) attachOutcomes(ctx context.Context, out []store.Summary, index m
 			ids[i] = sm.ID
 		}
 	}
-	err := s.eachSelected(ctx, ids, "trace_id", `SELECT trace_id, source, metric, score, success, detail FROM outcomes WHERE 1 %s ORDER BY trace_id, source`, func(rows *sql.Rows) error {
-		var id string
-		o, err := scanOutcome(rows, &id)
-		if err != nil {
-			return err
-		}
-		if i, ok := index[id]; ok {
-			out[i].Outcomes = append(out[i].Outcomes, o)
-		}
-		return nil
+	return sqlshared.AttachOutcomes(out, index, func(scan func(*sql.Rows) error) error {
+		return s.eachSelected(ctx, ids, "trace_id", `SELECT trace_id, source, metric, score, success, detail FROM outcomes WHERE 1 %s ORDER BY trace_id, source`, scan)
 	})
-	if err != nil {
-		return fmt.Errorf("reading outcomes: %w", err)
-	}
-	for i := range out {
-		out[i].Outcome = trace.PrimaryOutcome(out[i].Outcomes)
-	}
-	return nil
-}
-
-func scanOutcome(rows *sql.Rows, id *string) (trace.Outcome, error) {
-	var o trace.Outcome
-	var score sql.NullFloat64
-	var success sql.NullBool
-	if err := rows.Scan(id, &o.Source, &o.Metric, &score, &success, &o.Detail); err != nil {
-		return o, err
-	}
-	if score.Valid {
-		o.Score = &score.Float64
-	}
-	if success.Valid {
-		o.Success = &success.Bool
-	}
-	return o, nil
 }
 
 // Resolve turns a trace id or a unique prefix of one into the full id.
 func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM traces WHERE id = ? OR id LIKE ? ESCAPE '\' ORDER BY id LIMIT 6`, idOrPrefix, likeEscape(idOrPrefix)+"%")
+	ids, err := s.column(ctx, `SELECT id FROM traces WHERE id = ? OR id LIKE ? ESCAPE '\' ORDER BY id LIMIT 6`, idOrPrefix, likeEscape(idOrPrefix)+"%")
 	if err != nil {
 		return "", err
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return "", err
-		}
-		if id == idOrPrefix {
-			return id, nil
-		}
-		ids = append(ids, id)
-	}
-	switch len(ids) {
-	case 0:
-		return "", fmt.Errorf("trace %q: %w", idOrPrefix, store.ErrNotFound)
-	case 1:
-		return ids[0], nil
-	default:
-		return "", fmt.Errorf("trace %q is ambiguous: matches %s…", idOrPrefix, strings.Join(ids, ", "))
-	}
+	return store.ResolveAmong(idOrPrefix, ids)
 }
 
 // Load reads a whole trace: steps, every finding and every outcome.
 func (s *Store) Load(ctx context.Context, id string) (*trace.Trace, error) {
-	t, _, err := s.LoadHeader(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if t.Steps, err = s.steps(ctx, id, "", nil); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return store.LoadWhole(ctx, s, id)
 }
 
 // LoadHeader reads a trace without its steps (findings and outcomes
 // included) and says how many steps it has, for views that page through
 // long traces.
 func (s *Store) LoadHeader(ctx context.Context, id string) (*trace.Trace, int, error) {
-	t := &trace.Trace{ID: id}
-	var started, ended, usage, meta, diagSource string
-	var diag sql.NullString
-	var steps int
-	err := s.db.QueryRowContext(ctx, `SELECT format, source, system, model, task, scenario, trial, started, ended, usage, meta, diagnosis_source, diagnosis, step_count, detected_with
-		FROM traces WHERE id = ?`, id).Scan(&t.Format, &t.Source, &t.System, &t.Model, &t.Task, &t.Scenario, &t.Trial, &started, &ended, &usage, &meta, &diagSource, &diag, &steps, &t.DetectedWith)
-	if err == sql.ErrNoRows {
-		return nil, 0, fmt.Errorf("trace %q: %w", id, store.ErrNotFound)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("trace %s: %w", id, err)
-	}
-	t.Started, t.Ended = parseTimeText(started), parseTimeText(ended)
-	if err := json.Unmarshal([]byte(usage), &t.Usage); err != nil {
-		return nil, 0, fmt.Errorf("trace %s usage: %w", id, err)
-	}
-	if err := json.Unmarshal([]byte(meta), &t.Meta); err != nil {
-		return nil, 0, fmt.Errorf("trace %s meta: %w", id, err)
-	}
-	if len(t.Meta) == 0 {
-		t.Meta = nil
-	}
-	if diag.Valid {
-		t.Diagnosis = &trace.Diagnosis{Source: diagSource, Body: diag.String}
-	}
-	if t.Findings, err = s.Findings(ctx, id); err != nil {
-		return nil, 0, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT trace_id, source, metric, score, success, detail FROM outcomes WHERE trace_id = ? ORDER BY source`, id)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var tid string
-		o, err := scanOutcome(rows, &tid)
-		if err != nil {
-			return nil, 0, err
-		}
-		t.Outcomes = append(t.Outcomes, o)
-	}
-	return t, steps, rows.Err()
+	return sqlshared.LoadHeader(ctx, s.db, id, "?", s.Findings)
 }
 
 // StepRange reads the steps of a trace with indices from..to-1.

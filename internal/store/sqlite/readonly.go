@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/faultline/faultline/internal/store"
 )
 
 // ErrNoDatabase is returned by OpenReadOnly when no database exists at the
@@ -56,11 +58,5 @@ func checkReadable(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case current < latest:
-		return fmt.Errorf("the database is of an older faultline (schema %d; this one reads %d): run a command that writes, such as faultline ingest, once to upgrade it", current, latest)
-	case current > latest:
-		return newerSchema(current, latest)
-	}
-	return nil
+	return store.ReadableSchema(current, latest)
 }

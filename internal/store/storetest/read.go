@@ -58,8 +58,15 @@ func TestSearch(t *testing.T, open Opener) {
 	}
 }
 
-// cohortText writes a cohort and its marks as one comparable text.
-func cohortText(t *testing.T, st Store, ids, sources []string) string {
+// CohortLoader is the cohort reader of a store, the one CohortText needs:
+// the memory store, which is not a backend, has it too.
+type CohortLoader interface {
+	LoadCohort(ctx context.Context, ids []string, sources []string, mark func(store.Mark)) (*store.Cohort, error)
+}
+
+// CohortText writes the cohort of the traces and sources st loads, with its
+// marks, as one comparable text.
+func CohortText(t *testing.T, st CohortLoader, ids, sources []string) string {
 	t.Helper()
 	var marks []string
 	c, err := st.LoadCohort(context.Background(), ids, sources, func(m store.Mark) { marks = append(marks, fmt.Sprint(m)) })
@@ -95,7 +102,7 @@ annotations [{0 0} {0 1} {0 2} {1 0} {1 2}]
 marks [{0 7 FM-1.3}]`},
 		{[]string{}, nil, "traces []\nsources []\nannotations []\nmarks []"},
 	} {
-		if got := cohortText(t, st, tc.ids, tc.sources); got != tc.want {
+		if got := CohortText(t, st, tc.ids, tc.sources); got != tc.want {
 			t.Errorf("LoadCohort(%v, %v):\n got %s\nwant %s", tc.ids, tc.sources, got, tc.want)
 		}
 	}
