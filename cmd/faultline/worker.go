@@ -41,7 +41,7 @@ same client, checks and answer cache; a repeat makes no call.
 
 A trace's verdicts and its job's completion are committed in one transaction: a worker
 killed mid-job loses nothing finished, and its unfinished jobs are taken up by another
-worker once they have run for --job-timeout plus 30 seconds (checked every 30 seconds),
+worker once they have run for --job-timeout plus 10 seconds (checked every 30 seconds),
 without judging any trace twice.
 
 A call answered with 429, 408 or 5xx, a timeout or a network error fails the job's
@@ -69,7 +69,7 @@ shows the queue: queued, running, done, failed, calls, tokens and cost.`,
 	fl := cmd.Flags()
 	fl.IntVar(&f.concurrency, "concurrency", judgequeue.DefaultConcurrency, "jobs (traces) this worker judges at once")
 	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "time limit of one call to the endpoint; a slower call fails the attempt")
-	fl.DurationVar(&f.jobTimeout, "job-timeout", judgequeue.DefaultJobTimeout, "time limit of one job; a longer one is cancelled and retried, and a dead worker's jobs are taken up this long (plus 30s) after they started")
+	fl.DurationVar(&f.jobTimeout, "job-timeout", judgequeue.DefaultJobTimeout, "time limit of one job; a longer one is cancelled and retried, and a dead worker's jobs are taken up this long (plus 10s) after they started")
 	fl.DurationVar(&f.grace, "grace", time.Minute, "on SIGINT or SIGTERM, how long to wait for running jobs before cancelling them")
 	fl.DurationVar(&f.poll, "poll", judgequeue.DefaultPollInterval, "how often an idle worker looks for jobs")
 	fl.DurationVar(&f.minBackoff, "min-backoff", judgequeue.DefaultMinBackoff, "pause before a failed job's second attempt; it doubles with each attempt")

@@ -61,8 +61,9 @@ const (
 )
 
 // rescueMargin is how long past JobTimeout a running job must go without
-// finishing before it is taken for one whose worker died.
-const rescueMargin = 30 * time.Second
+// finishing before it is taken for one whose worker died. A slow worker
+// whose job is taken all the same stores nothing (see complete).
+const rescueMargin = 10 * time.Second
 
 // Worker judges queued traces.
 type Worker struct {
@@ -130,8 +131,10 @@ func NewWorker(ctx context.Context, st Store, opt WorkerOptions) (*Worker, error
 		// database/sql gives River no LISTEN, so workers poll for jobs.
 		PollOnly:          true,
 		FetchPollInterval: opt.PollInterval,
-		FetchCooldown:     min(opt.PollInterval, 100*time.Millisecond),
-		RetryPolicy:       backoff{min: opt.MinBackoff, max: opt.MaxBackoff},
+		// A slot freed by a finished job is filled after at most this
+		// pause (River's default, 100ms, is half a fast call).
+		FetchCooldown: min(max(opt.PollInterval/10, 10*time.Millisecond), opt.PollInterval),
+		RetryPolicy:   backoff{min: opt.MinBackoff, max: opt.MaxBackoff},
 		// Finished jobs are what --status counts; keep them a month.
 		CompletedJobRetentionPeriod: 30 * 24 * time.Hour,
 		DiscardedJobRetentionPeriod: 30 * 24 * time.Hour,

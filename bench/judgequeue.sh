@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The judge's job queue (faultline judge --queue, faultline worker) with real
+# worker processes on a PostgreSQL database, against a fake OpenAI-compatible
+# endpoint taking 200 ms per call (no network, no key), on TRACES synthetic
+# traces (default 200):
+#   - traces/s with 1, 2 and 4 worker processes of 4 jobs at once each, from
+#     the first job's start to the last one's end as River recorded them (and
+#     the wall time with the processes' start and exit), next to the ideal
+#     (workers x 4 / 0.2 s) and to one worker's rate;
+#   - two workers, one killed with SIGKILL once a third of the traces are
+#     judged: the verdicts stored before the kill that are lost or rewritten
+#     at the end (goal 0), the traces stored twice (goal 0), and the calls
+#     repeated for the dead worker's unfinished jobs, which the other takes
+#     up once River's rescuer finds them (job timeout 5 s + 10 s, checked
+#     every 30 s: this part takes up to a minute).
+#
+# The server is $FAULTLINE_TEST_POSTGRES when set, else a throwaway cluster
+# started here (Debian's postgresql, as an unprivileged user when root).
+#
+#   bench/judgequeue.sh
+#   TRACES=400 WORKERS=1,2,4,8 bench/judgequeue.sh
+#   KILL=false bench/judgequeue.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+traces=${TRACES:-200}
+work=$(mktemp -d)
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT
+echo "go: $(go version | cut -d' ' -f3), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+server=${FAULTLINE_TEST_POSTGRES:-}
+if [ -z "$server" ]; then
+  pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  [ -x "$pgbin/initdb" ] || { echo "no PostgreSQL: set FAULTLINE_TEST_POSTGRES or install postgresql" >&2; exit 1; }
+  mkdir "$work/pg"
+  as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
+  [ "$(id -u)" = 0 ] && chown nobody "$work/pg"
+  for port in $(shuf -i 20000-60000 -n 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+  done
+  as_pg "$pgbin/initdb" -D "$work/pg/data" -U faultline --auth=trust -E UTF8 --no-sync >/dev/null
+  as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w -o "-p $port -k $work/pg -h 127.0.0.1 -F -c fsync=off -c full_page_writes=off" start >/dev/null
+  cleanup() { as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$work"; }
+  server="postgres://faultline@127.0.0.1:$port/postgres?sslmode=disable"
+fi
+
+go build -o "$work/faultline" ./cmd/faultline
+go build -o "$work/judgequeuebench" ./bench/judgequeuebench
+"$work/faultline" synth -q --seed 1 --traces "$traces" --out "$work/corpus" >/dev/null
+mkdir "$work/logs"
+"$work/judgequeuebench" -faultline "$work/faultline" -pg "$server" -corpus "$work/corpus" -logs "$work/logs" \
+  -workers "${WORKERS:-1,2,4}" -kill="${KILL:-true}"
