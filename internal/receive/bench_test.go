@@ -137,8 +137,10 @@ func BenchmarkReceive(b *testing.B) {
 	template := benchTemplate()
 	counter := &countSink{}
 	cfg := Config{Sink: counter, RootWait: 5 * time.Millisecond}
+	var st *sqlite.Store
 	if *benchStore {
-		st, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+		var err error
+		st, err = sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -204,8 +206,17 @@ func BenchmarkReceive(b *testing.B) {
 	if err := <-served; err != nil {
 		b.Fatal(err)
 	}
-	if st := r.Stats(); st.Throttled > 0 {
-		b.Logf("%d requests throttled while the store caught up", st.Throttled)
+	if s := r.Stats(); s.Throttled > 0 {
+		b.Logf("%d requests throttled while the store caught up", s.Throttled)
+	}
+	if st != nil {
+		// The Store's own commits, the first part of its revision.
+		rev, err := st.Revision(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		commits, _, _ := strings.Cut(rev, ".")
+		b.Logf("%d traces stored in %s commits", n*10, commits)
 	}
 	if !*benchStore && counter.traces.Load() != int64(n*10) {
 		b.Fatalf("%d traces handed on, want %d", counter.traces.Load(), n*10)

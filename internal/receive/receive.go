@@ -23,6 +23,11 @@
 // evicted, so a stored trace is never cut short by load. A request larger
 // than the limits themselves is refused with 413.
 //
+// Complete traces wait in a queue, mapped and run through the detectors
+// ahead of the store on every core, and are stored a group at a time, one
+// commit for many (Config.Commit): a trace leaves the queue, and the
+// limits, once the commit that holds it has succeeded.
+//
 // A trace answered 200 for is stored even when the store is busy (another
 // process holding SQLite's write lock): it waits in the queue, counted in
 // the limits, and is retried with backoff (see storing.go); meanwhile
