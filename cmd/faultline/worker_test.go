@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -113,8 +114,16 @@ func TestJudgeQueueIsUnique(t *testing.T) {
 	if res := c.enqueue(srv); res.Added != 0 || res.Duplicates != n {
 		t.Errorf("second --queue: %+v, want all %d already queued", res, n)
 	}
+	// The endpoint is not part of a job's key: the same model elsewhere
+	// gives the same judgement.
+	if res := c.enqueue(srv, "--rpm", "6000"); res.Added != 0 || res.Duplicates != n {
+		t.Errorf("--queue with another rate limit: %+v, want all %d already queued", res, n)
+	}
 	if s := c.status(); s.Queued != n || s.Running != 0 || s.Done != 0 || s.Failed != 0 {
 		t.Errorf("status after queueing: %+v", s)
+	}
+	if out, _, _ := c.run("", "judge", "--status"); !strings.Contains(out, fmt.Sprintf("fake-model: %d queued (0 waiting to retry), 0 running, 0 done, 0 failed", n)) {
+		t.Errorf("judge --status:\n%s", out)
 	}
 	c.work()
 	if res := c.enqueue(srv); res.Added != 0 || res.AlreadyJudged != n {
