@@ -15,6 +15,7 @@ import (
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/receive"
 	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/store/postgres"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -129,8 +130,13 @@ The default address is loopback only: the receiver has no authentication.`,
 }
 
 // transientStoreError says whether a store error may pass: SQLite's busy
-// and locked (another process writing), a full disk, an I/O error.
+// and locked (another process writing), a full disk, an I/O error; for
+// PostgreSQL, what postgres.Transient names (the server out of reach or
+// restarting, out of connections, a lost serialization conflict).
 func transientStoreError(err error) bool {
+	if postgres.Transient(err) {
+		return true
+	}
 	var e *sqlitedriver.Error
 	if errors.As(err, &e) {
 		switch e.Code() & 0xff {
