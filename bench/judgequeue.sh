@@ -20,6 +20,7 @@
 #   bench/judgequeue.sh
 #   TRACES=400 WORKERS=1,2,4,8 bench/judgequeue.sh
 #   KILL=false bench/judgequeue.sh
+#   PROFILE=true bench/judgequeue.sh     # and each worker's CPU profile, kept in bench/judgequeue-logs/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 traces=${TRACES:-200}
@@ -47,6 +48,8 @@ fi
 go build -o "$work/faultline" ./cmd/faultline
 go build -o "$work/judgequeuebench" ./bench/judgequeuebench
 "$work/faultline" synth -q --seed 1 --traces "$traces" --out "$work/corpus" >/dev/null
-mkdir "$work/logs"
-"$work/judgequeuebench" -faultline "$work/faultline" -pg "$server" -corpus "$work/corpus" -logs "$work/logs" \
-  -workers "${WORKERS:-1,2,4}" -kill="${KILL:-true}"
+logs="$work/logs"
+if [ "${PROFILE:-false}" = true ]; then logs=bench/judgequeue-logs; fi
+mkdir -p "$logs"
+"$work/judgequeuebench" -faultline "$work/faultline" -pg "$server" -corpus "$work/corpus" -logs "$logs" \
+  -workers "${WORKERS:-1,2,4}" -kill="${KILL:-true}" -cpuprofile="${PROFILE:-false}"

@@ -34,6 +34,7 @@ func main() {
 	workers := flag.String("workers", "1,2,4", "worker process counts to measure")
 	kill := flag.Bool("kill", true, "also run two workers and kill one with SIGKILL mid-run")
 	logDir := flag.String("logs", os.TempDir(), "where the workers' output goes")
+	profile := flag.Bool("cpuprofile", false, "write each worker's CPU profile next to its output")
 	flag.Parse()
 	log.SetFlags(0)
 	ctx := context.Background()
@@ -46,7 +47,8 @@ func main() {
 
 	dsn, db := createDatabase(ctx, *server)
 	defer db.Close()
-	b := &bench{faultline: *faultline, dsn: dsn, db: db, srv: srv, url: srv.URL(), logs: *logDir, concurrency: *concurrency}
+	b := &bench{faultline: *faultline, dsn: dsn, db: db, srv: srv, url: srv.URL(), logs: *logDir, concurrency: *concurrency, profile: *profile}
+	defer dropDatabase(ctx, *server, dsn)
 	b.run("ingest", "-q", *corpus)
 	// Every verdict stored, counted by trace and source: a trace stored
 	// twice by one run would show here, whatever judge_runs keeps.
@@ -84,6 +86,7 @@ type bench struct {
 	db                        *sql.DB
 	srv                       *judgetest.Server
 	concurrency               int
+	profile                   bool
 }
 
 // createDatabase creates a new database on the server for the bench.
@@ -107,6 +110,19 @@ func createDatabase(ctx context.Context, server string) (string, *sql.DB) {
 		log.Fatal(err)
 	}
 	return u.String(), db
+}
+
+// dropDatabase drops the bench's database, once its connections are gone.
+func dropDatabase(ctx context.Context, server, dsn string) {
+	admin, err := sql.Open("pgx", server)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer admin.Close()
+	u, _ := url.Parse(dsn)
+	if _, err := admin.ExecContext(ctx, `DROP DATABASE IF EXISTS `+strings.TrimPrefix(u.Path, "/")+` WITH (FORCE)`); err != nil {
+		log.Printf("dropping the bench database: %v", err)
+	}
 }
 
 func (b *bench) exec(q string, args ...any) {
@@ -148,8 +164,12 @@ func (b *bench) workers(n int, model string, started func(i int, p *os.Process))
 		if err != nil {
 			log.Fatal(err)
 		}
-		cmd := exec.Command(b.faultline, "--db", b.dsn, "worker", "--until-empty", "--poll", "100ms", "--concurrency", strconv.Itoa(b.concurrency),
-			"--job-timeout", "5s", "--min-backoff", "200ms", "--max-backoff", "1s")
+		args := []string{"--db", b.dsn, "worker", "--until-empty", "--poll", "100ms", "--concurrency", strconv.Itoa(b.concurrency),
+			"--job-timeout", "5s", "--min-backoff", "200ms", "--max-backoff", "1s"}
+		if b.profile {
+			args = append(args, "--cpuprofile", strings.TrimSuffix(logf.Name(), ".log")+".pprof")
+		}
+		cmd := exec.Command(b.faultline, args...)
 		cmd.Stdout, cmd.Stderr = logf, logf
 		if err := cmd.Start(); err != nil {
 			log.Fatal(err)

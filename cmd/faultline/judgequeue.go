@@ -22,7 +22,8 @@ type queueFlags struct {
 func (q *queueFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&q.enqueue, "queue", false, "PostgreSQL --db only: queue one job per selected trace for faultline worker processes instead of judging here "+
-		"(traces already judged with this prompt are left out unless --force; a trace queued with the same model, prompt and parameters is not queued twice)")
+		"(traces already judged with this prompt are left out unless --force; a trace queued with the same model, prompt and parameters is not queued twice; "+
+		"--retries counts a job's attempts after the first, --rpm is shared by all workers)")
 	fl.BoolVar(&q.status, "status", false, "print the judge queue by model (queued, running, done, failed, calls, tokens, cost) and judge nothing")
 }
 
