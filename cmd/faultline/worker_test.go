@@ -277,12 +277,13 @@ func TestWorkerRecordsFailureOnceAfterLastAttempt(t *testing.T) {
 }
 
 // TestTwoWorkersJudgeEachTraceOnce: two workers on one queue judge every
-// trace, each exactly once.
+// trace, each exactly once, their calls reserved under the endpoint's one
+// shared rate limit.
 func TestTwoWorkersJudgeEachTraceOnce(t *testing.T) {
 	c, srv := queueCLI(t, validReply)
 	srv.Latency = 20 * time.Millisecond
 	n := c.traceCount()
-	c.enqueue(srv)
+	c.enqueue(srv, "--rpm", "60000")
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() { c.work("--concurrency", "2") })
@@ -308,6 +309,27 @@ func TestTwoWorkersJudgeEachTraceOnce(t *testing.T) {
 	}
 	if s := c.status(); s.Done != n || s.Calls != n {
 		t.Errorf("status: %+v", s)
+	}
+	db, err := sql.Open("pgx", c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var endpoints []string
+	rows, err := db.Query(`SELECT endpoint FROM faultline_judge_rate`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			t.Fatal(err)
+		}
+		endpoints = append(endpoints, e)
+	}
+	if len(endpoints) != 1 || endpoints[0] != srv.URL() {
+		t.Errorf("rate limit rows %q, want one for %s", endpoints, srv.URL())
 	}
 }
 
