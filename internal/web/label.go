@@ -2,6 +2,8 @@ package web
 
 import (
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -76,6 +78,19 @@ type labelPanel struct {
 	Saved   bool
 	Queue   string // the queue's filter, for "next"
 	NextURL string // the next trace of the queue
+	// Others are the other labellers of the trace, as the form was drawn;
+	// Seen is their labels' fingerprint, which the form sends back so that
+	// a save can tell who changed theirs meanwhile (Changed).
+	Others  []otherLabeller
+	Seen    string
+	Changed []string
+}
+
+// otherLabeller is what another labeller said about the trace.
+type otherLabeller struct {
+	Source  string
+	Present []string // the modes they found
+	Decided int      // how many modes they decided
 }
 
 // labelRow is the labeller's decision on one mode.
@@ -94,6 +109,7 @@ var verdicts = []trace.Verdict{trace.Present, trace.Absent, trace.Unsure}
 // newLabelPanel fills the form with what the labeller said before.
 func newLabelPanel(t *trace.Trace, source, queue string) *labelPanel {
 	p := &labelPanel{TraceID: t.ID, Source: source, Queue: queue}
+	p.Others, p.Seen = otherLabellers(t, source)
 	if queue != "" {
 		p.NextURL = "/label/next?" + queue
 	}
@@ -111,6 +127,61 @@ func newLabelPanel(t *trace.Trace, source, queue string) *labelPanel {
 		p.Rows = append(p.Rows, row)
 	}
 	return p
+}
+
+// otherLabellers lists the labellers of t other than source, and a
+// fingerprint of their labels: their source names, each with a hash of its
+// findings. Each labeller's labels are their own source, so two people
+// labelling one trace never overwrite each other; the fingerprint lets the
+// page say when someone else's labels changed while this form was open.
+func otherLabellers(t *trace.Trace, source string) ([]otherLabeller, string) {
+	byOwner := map[string][]trace.Finding{}
+	for _, f := range t.Findings {
+		if f.Source != source && strings.HasPrefix(f.Source, "human:") {
+			byOwner[f.Source] = append(byOwner[f.Source], f)
+		}
+	}
+	var others []otherLabeller
+	var seen []string
+	for _, owner := range slices.Sorted(maps.Keys(byOwner)) {
+		o := otherLabeller{Source: owner}
+		h := fnv.New64a()
+		for _, f := range byOwner[owner] {
+			o.Decided++
+			if f.Verdict == trace.Present && !slices.Contains(o.Present, f.Mode) {
+				o.Present = append(o.Present, f.Mode)
+			}
+			fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\x00%s\x00", f.Mode, f.Verdict, f.Steps, f.Quote, f.Explanation)
+		}
+		slices.Sort(o.Present)
+		others = append(others, o)
+		seen = append(seen, owner+"="+strconv.FormatUint(h.Sum64(), 36))
+	}
+	return others, strings.Join(seen, " ")
+}
+
+// changedSince names the labellers whose labels differ between two
+// fingerprints of otherLabellers: changed, added or removed.
+func changedSince(before, now string) []string {
+	was := map[string]string{}
+	for _, entry := range strings.Fields(before) {
+		if owner, hash, ok := strings.Cut(entry, "="); ok {
+			was[owner] = hash
+		}
+	}
+	var changed []string
+	for _, entry := range strings.Fields(now) {
+		owner, hash, _ := strings.Cut(entry, "=")
+		if was[owner] != hash {
+			changed = append(changed, owner)
+		}
+		delete(was, owner)
+	}
+	for owner := range was {
+		changed = append(changed, owner)
+	}
+	slices.Sort(changed)
+	return changed
 }
 
 func stepsText(steps []int) string {
@@ -137,6 +208,8 @@ func (s *Server) saveLabels(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := &labelPanel{TraceID: t.ID, Source: source, Queue: queueOf(r)}
+	p.Others, p.Seen = otherLabellers(t, source)
+	p.Changed = changedSince(r.PostFormValue("seen"), p.Seen)
 	rest := r.PostFormValue("rest") // "absent": undecided modes are absent
 	var findings []trace.Finding
 	var undecided []string
@@ -192,6 +265,9 @@ func (s *Server) saveLabels(w http.ResponseWriter, r *http.Request) {
 	q := url.Values{"saved": {"1"}}
 	if p.Queue != "" {
 		q.Set("queue", p.Queue)
+	}
+	if len(p.Changed) > 0 {
+		q.Set("changed", strings.Join(p.Changed, " "))
 	}
 	to := traceURL(t.ID) + "?" + q.Encode() + "#label-panel"
 	if htmx(r) {

@@ -5,6 +5,8 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,5 +208,90 @@ func TestLabelFilesAndAgreement(t *testing.T) {
 	}
 	if res := b.get("/labels/export?source=human:carol&format=xml"); res.StatusCode != http.StatusBadRequest {
 		t.Errorf("export in an unknown format: %s", res.Status)
+	}
+}
+
+// TestTwoLabellers has two people label one trace at once: each one's
+// labels are their own source, so neither overwrites the other; the panel
+// shows the other's, and a save after the other changed theirs says so.
+func TestTwoLabellers(t *testing.T) {
+	alice := labelStore(t)
+	bob := newBrowser(t, alice.base)
+	alice.name("alice")
+	bob.name("bob")
+	all := func(verdict string) map[string]string {
+		m := map[string]string{}
+		for _, mode := range taxonomy.MAST.Modes {
+			m[mode.Code] = verdict
+		}
+		return m
+	}
+	seen := func(page string) string {
+		m := regexp.MustCompile(`name="seen" value="([^"]*)"`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatal("no fingerprint of the other labellers in the form")
+		}
+		return m[1]
+	}
+	// Both open the trace before either saves.
+	aliceSeen, bobSeen := seen(alice.ok("/traces/b")), seen(bob.ok("/traces/b"))
+	if aliceSeen != "" || bobSeen != "" {
+		t.Errorf("other labellers on a trace nobody labelled: %q, %q", aliceSeen, bobSeen)
+	}
+	form := labelForm(alice.csrf(), all("absent"), nil)
+	form.Set("seen", aliceSeen)
+	if res := alice.post("/traces/b/labels", form); res.StatusCode != http.StatusSeeOther || strings.Contains(res.Header.Get("Location"), "changed") {
+		t.Fatalf("alice saves first: %s %q", res.Status, res.Header.Get("Location"))
+	}
+	bobVerdicts := all("absent")
+	bobVerdicts["FM-2.6"] = "present"
+	form = labelForm(bob.csrf(), bobVerdicts, nil)
+	form.Set("seen", bobSeen)
+	res := bob.post("/traces/b/labels", form)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/traces/b?changed=human%3Aalice&saved=1#label-panel" {
+		t.Fatalf("bob saves after alice: %s %q", res.Status, res.Header.Get("Location"))
+	}
+	page := bob.ok("/traces/b?changed=human%3Aalice+%3Cb%3E&saved=1")
+	if !strings.Contains(page, "While you labelled, <b>human:alice</b> changed their labels on this trace") ||
+		!strings.Contains(page, "Also labelled by <b>human:alice</b> (14 modes decided).") {
+		t.Errorf("bob's page does not say alice labelled it too")
+	}
+	if strings.Contains(page, "&lt;b&gt;") {
+		t.Error("a name no labeller can have, shown from the address")
+	}
+	// Nothing lost: both sets are stored whole.
+	for who, want := range map[string]string{"alice": "b,FM-2.6,false", "bob": "b,FM-2.6,true"} {
+		got := alice.ok("/labels/export?source=human:" + who + "&format=csv")
+		if strings.Count(got, "\nb,") != 14 || !strings.Contains(got, want) {
+			t.Errorf("%s's labels after both saved:\n%s", who, got)
+		}
+	}
+	// Alice saves again, having seen bob's: no notice.
+	page = alice.ok("/traces/b")
+	if !strings.Contains(page, "Also labelled by <b>human:bob</b> (14 modes decided, found FM-2.6).") {
+		t.Error("alice's page does not show bob's labels")
+	}
+	form = labelForm(alice.csrf(), all("absent"), nil)
+	form.Set("seen", seen(page))
+	if res := alice.post("/traces/b/labels", form); strings.Contains(res.Header.Get("Location"), "changed") {
+		t.Errorf("a notice with nothing changed: %q", res.Header.Get("Location"))
+	}
+}
+
+func TestChangedSince(t *testing.T) {
+	for _, tc := range []struct {
+		before, now string
+		want        []string
+	}{
+		{"", "", nil},
+		{"human:a=1", "human:a=1", nil},
+		{"human:a=1", "human:a=2", []string{"human:a"}},
+		{"", "human:b=1", []string{"human:b"}},
+		{"human:a=1 human:b=1", "human:b=1", []string{"human:a"}},
+		{"garbage", "human:a=1", []string{"human:a"}},
+	} {
+		if got := changedSince(tc.before, tc.now); !slices.Equal(got, tc.want) {
+			t.Errorf("%q → %q: %v, want %v", tc.before, tc.now, got, tc.want)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/detect"
+	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/store"
@@ -137,6 +138,14 @@ func (s *Server) traceView(w http.ResponseWriter, r *http.Request) {
 	if source != "" {
 		v.Label = newLabelPanel(t, source, queueOf(r))
 		v.Label.Saved = q.Get("saved") != ""
+		if v.Label.Saved {
+			// Only names a labeller can have: the address is anyone's to write.
+			for _, owner := range strings.Fields(q.Get("changed")) {
+				if _, err := labels.HumanSource(strings.TrimPrefix(owner, "human:")); err == nil && strings.HasPrefix(owner, "human:") {
+					v.Label.Changed = append(v.Label.Changed, owner)
+				}
+			}
+		}
 	}
 	v.Elapsed = time.Since(start).Round(time.Millisecond)
 	s.render(w, r, http.StatusOK, "trace", "", view{Title: "Trace " + t.ID, Nav: "traces", Body: v})
