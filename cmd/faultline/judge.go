@@ -340,6 +340,7 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 	}
 	opt := judgeOptions(cfg)
 	opt.IncludeSystemFailures = f.includeSystem
+	opt.Force = f.force
 	tok, err := judge.NewTokenizer(cfg.ModelSettings(cfg.Model).Encoding)
 	if err != nil {
 		return err

@@ -132,6 +132,11 @@ func TestJudgeExamplesThenShowAnalyzeEval(t *testing.T) {
 	if code != exitOK || len(srv.Calls()) != 0 || !strings.Contains(out, "judged 0 traces with fake-model (source judge:fake-model, prompt "+res.PromptVersion+")") || !strings.Contains(out, fmt.Sprintf("0 ok, 0 failed, %d already judged", n)) {
 		t.Errorf("second run: exit %d, %d calls\n%s%s", code, len(srv.Calls()), out, errOut)
 	}
+	// --force judges them all again, from the answers cached by prompt.
+	out, errOut, code = c.run("", "judge", "--model", "fake-model", "--base-url", srv.URL(), "--force")
+	if code != exitOK || len(srv.Calls()) != 0 || !strings.Contains(out, fmt.Sprintf("judged %d traces with fake-model", n)) || !strings.Contains(out, fmt.Sprintf("%d ok, 0 failed, 0 already judged", n)) {
+		t.Errorf("a forced run: exit %d, %d calls\n%s%s", code, len(srv.Calls()), out, errOut)
+	}
 }
 
 // The API key is sent to the endpoint and nowhere else: not on stdout or
