@@ -7,6 +7,7 @@ import (
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/store/backend"
+	"github.com/faultline/faultline/internal/store/open"
 	"github.com/faultline/faultline/internal/store/postgres"
 	"github.com/faultline/faultline/internal/store/sqlite"
 	"github.com/faultline/faultline/trace"
@@ -52,13 +53,7 @@ func displayDB(db string) string {
 // openStore opens the database named by --db (a SQLite file, or a
 // postgres:// URL), creating it if needed.
 func (a *app) openStore(ctx context.Context) (database, error) {
-	var st backend.Store
-	var err error
-	if postgres.IsURL(a.dbPath) {
-		st, err = postgres.Open(ctx, a.dbPath)
-	} else {
-		st, err = sqlite.Open(ctx, a.dbPath)
-	}
+	st, err := open.Store(ctx, a.dbPath)
 	if err != nil {
 		return database{}, fmt.Errorf("database: %w", err)
 	}
@@ -69,13 +64,7 @@ func (a *app) openStore(ctx context.Context) (database, error) {
 // reads: it never creates one, and works on a file (or as a PostgreSQL
 // user) that cannot write.
 func (a *app) readStore(ctx context.Context) (database, error) {
-	var st backend.Store
-	var err error
-	if postgres.IsURL(a.dbPath) {
-		st, err = postgres.OpenReadOnly(ctx, a.dbPath)
-	} else {
-		st, err = sqlite.OpenReadOnly(ctx, a.dbPath)
-	}
+	st, err := open.ReadOnly(ctx, a.dbPath)
 	switch {
 	case errors.Is(err, sqlite.ErrNoDatabase), errors.Is(err, postgres.ErrNoDatabase):
 		return database{}, fmt.Errorf("%w: ingest traces first (faultline ingest PATH), or point --db or $FAULTLINE_DB at a database", err)
