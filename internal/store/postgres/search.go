@@ -26,7 +26,11 @@ func words(text string) []string {
 	start := -1
 	flush := func(end int) {
 		if start >= 0 {
-			out = append(out, fold(text[start:end]))
+			// A run of combining marks alone folds to nothing, which is no
+			// word (and no lexeme a tsvector accepts).
+			if w := fold(text[start:end]); w != "" {
+				out = append(out, w)
+			}
 			start = -1
 		}
 	}
