@@ -29,21 +29,7 @@ cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 echo "go: $(go version | cut -d' ' -f3), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-server=${FAULTLINE_TEST_POSTGRES:-}
-if [ -z "$server" ]; then
-  pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
-  [ -x "$pgbin/initdb" ] || { echo "no PostgreSQL: set FAULTLINE_TEST_POSTGRES or install postgresql" >&2; exit 1; }
-  mkdir "$work/pg"
-  as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
-  [ "$(id -u)" = 0 ] && chown nobody "$work/pg"
-  for port in $(shuf -i 20000-60000 -n 50); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
-  done
-  as_pg "$pgbin/initdb" -D "$work/pg/data" -U faultline --auth=trust -E UTF8 --no-sync >/dev/null
-  as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w -o "-p $port -k $work/pg -h 127.0.0.1 -F -c fsync=off -c full_page_writes=off" start >/dev/null
-  cleanup() { as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$work"; }
-  server="postgres://faultline@127.0.0.1:$port/postgres?sslmode=disable"
-fi
+. bench/pgserver.sh
 
 go build -o "$work/faultline" ./cmd/faultline
 go build -o "$work/judgequeuebench" ./bench/judgequeuebench

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/internal/judge/judgetest"
+	"github.com/faultline/faultline/internal/shared"
 	"github.com/faultline/faultline/internal/store/postgres/pgtest"
 )
 
@@ -98,4 +99,29 @@ func firstDifference(a, b string) string {
 		}
 	}
 	return "the outputs are the same"
+}
+
+// TestRealTracesOnPostgres ingests the real ITBench rollouts and the real
+// samples of the other formats into both backends and expects the same
+// listing, report and searches: real text (emoji with variation
+// selectors, long outputs) is what a backend's own encoding trips on.
+func TestRealTracesOnPostgres(t *testing.T) {
+	rollouts := shared.Path(t, "itbench/ITBench-SRE-Agent@29c782a/agent_outputs/2/1")
+	samples := shared.Path(t, "samples")
+	pg := &cli{t: t, db: pgtest.Database(t)}
+	sq := newCLI(t)
+	for _, args := range [][]string{
+		{"ingest", "-q", rollouts, samples},
+		{"ls"},
+		{"report", "--format", "json"},
+		{"ls", "--search", "kubectl get pods"},
+		{"ls", "--search", "\"crash loop\" OR oomkilled"},
+	} {
+		sqOut, sqErr, sqCode := sq.run("", args...)
+		pgOut, pgErr, pgCode := pg.run("", args...)
+		if sqCode != pgCode || sqOut != pgOut {
+			t.Errorf("faultline %s: SQLite exits %d, PostgreSQL %d; %s\nSQLite's errors: %s\nPostgreSQL's: %s",
+				strings.Join(args, " "), sqCode, pgCode, firstDifference(sqOut, pgOut), sqErr, pgErr)
+		}
+	}
 }
