@@ -39,6 +39,8 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 		selected    bool
 	}
 	states := map[string]*sourceState{}
+	var last *sourceState // of the source named lastName
+	lastName := ""
 	var outcomes []trace.Outcome
 	err := s.eachSummary(ctx, ids, func(r *summaryRow) error {
 		i := int32(len(c.Traces))
@@ -55,18 +57,23 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 			t.Undecided = store.UndecidedStatus(outcomes)
 		}
 		c.Traces = appendDoubling(c.Traces, t)
-		err = eachFinding(r.findings, in, func(f *summaryFinding) error {
-			st := states[f.source]
+		err = eachFinding(r.findings, in, true, func(f *summaryFinding) error {
+			st := last
+			if f.source != lastName {
+				st = states[f.source]
+				last, lastName = st, f.source
+			}
 			if st == nil {
 				st = &sourceState{place: int32(len(c.Sources)), last: -1, selected: store.MatchSource(f.source, sources)}
 				states[f.source] = st
+				last = st
 				c.Sources = append(c.Sources, f.source)
 			}
 			if st.last != i {
 				st.last = i
 				c.Annotations = appendDoubling(c.Annotations, store.Annotation{Trace: i, Source: st.place})
 			}
-			if f.verdict != trace.Present || f.mode == "" || !st.selected {
+			if f.verdict != trace.Present || f.noMode || !st.selected {
 				return nil
 			}
 			steps, err := parseSteps(f.steps)
@@ -130,11 +137,11 @@ func (s *Store) TraceVerdicts(ctx context.Context, ids []string, fn func(store.T
 	err := s.eachSummary(ctx, ids, func(r *summaryRow) error {
 		t.Trace, t.DetectedWith = string(r.id), in.of(r.detectedWith)
 		t.Sources, t.Verdicts = t.Sources[:0], t.Verdicts[:0]
-		err := eachFinding(r.findings, in, func(f *summaryFinding) error {
+		err := eachFinding(r.findings, in, false, func(f *summaryFinding) error {
 			if !slices.Contains(t.Sources, f.source) {
 				t.Sources = append(t.Sources, f.source)
 			}
-			if f.mode == "" {
+			if f.noMode {
 				return nil
 			}
 			v := store.ModeVerdict{Trace: t.Trace, Source: f.source, Mode: f.mode, Verdict: f.verdict}

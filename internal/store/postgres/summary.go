@@ -174,14 +174,22 @@ func (in interner) of(b []byte) string {
 type summaryFinding struct {
 	source  string
 	verdict trace.Verdict
-	mode    string
-	steps   []byte // as stored, for a present verdict only
+	// mode is read for present verdicts only when the reader asked for
+	// those alone; noMode says whether the finding has one all the same.
+	mode   string
+	noMode bool
+	steps  []byte // as stored, for a present verdict only
 }
 
 // eachFinding calls fn with each entry of a finding_list, in order, its
-// strings from in.
-func eachFinding(list []byte, in interner, fn func(*summaryFinding) error) error {
+// strings from in. With presentModes, the mode of a verdict other than
+// present is left "": the cohort reads no other, and most of a judge's
+// verdicts are absences.
+func eachFinding(list []byte, in interner, presentModes bool, fn func(*summaryFinding) error) error {
 	var f summaryFinding
+	// A trace's findings come a source at a time: the last source's name
+	// is the next one's more often than not.
+	var lastSource []byte
 	for len(list) > 0 {
 		if list[0] != entryStart {
 			return errSummary
@@ -192,10 +200,20 @@ func eachFinding(list []byte, in interner, fn func(*summaryFinding) error) error
 		}
 		entry := list[1:end]
 		list = list[end+1:]
-		var err error
-		if f.source, entry, err = jsonString(entry, in); err != nil {
+		raw, escaped, rest, err := jsonRaw(entry)
+		if err != nil {
 			return err
 		}
+		if escaped || lastSource == nil || !bytes.Equal(raw, lastSource) {
+			if f.source, _, err = jsonString(entry, in); err != nil {
+				return err
+			}
+			lastSource = raw
+			if escaped {
+				lastSource = nil
+			}
+		}
+		entry = rest
 		if len(entry) == 0 {
 			return errSummary
 		}
@@ -213,8 +231,16 @@ func eachFinding(list []byte, in interner, fn func(*summaryFinding) error) error
 			}
 			f.verdict = trace.Verdict(v)
 		}
-		if f.mode, entry, err = jsonString(entry, in); err != nil {
-			return err
+		if presentModes && f.verdict != trace.Present {
+			if raw, _, entry, err = jsonRaw(entry); err != nil {
+				return err
+			}
+			f.mode, f.noMode = "", len(raw) == 0
+		} else {
+			if f.mode, entry, err = jsonString(entry, in); err != nil {
+				return err
+			}
+			f.noMode = f.mode == ""
 		}
 		f.steps = nil
 		if f.verdict == trace.Present {
@@ -278,27 +304,33 @@ func eachOutcome(list []byte, in interner, out []trace.Outcome) ([]trace.Outcome
 // jsonString reads the JSON string (as PostgreSQL's to_json writes it) at
 // the start of b and returns its value, from in, and what follows.
 func jsonString(b []byte, in interner) (string, []byte, error) {
-	if len(b) == 0 || b[0] != '"' {
+	raw, escaped, rest, err := jsonRaw(b)
+	if err != nil || !escaped {
+		return in.of(raw), rest, err
+	}
+	var v string
+	if err := json.Unmarshal(b[:len(b)-len(rest)], &v); err != nil {
 		return "", nil, errSummary
 	}
-	escaped := false
+	return in.of([]byte(v)), rest, nil
+}
+
+// jsonRaw finds the JSON string at the start of b: what is between its
+// quotes, whether that has escapes, and what follows.
+func jsonRaw(b []byte) (raw []byte, escaped bool, rest []byte, err error) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, false, nil, errSummary
+	}
 	for i := 1; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			if !escaped {
-				return in.of(b[1:i]), b[i+1:], nil
-			}
-			var v string
-			if err := json.Unmarshal(b[:i+1], &v); err != nil {
-				return "", nil, errSummary
-			}
-			return in.of([]byte(v)), b[i+1:], nil
+			return b[1:i], escaped, b[i+1:], nil
 		case '\\':
 			escaped = true
 			i++
 		}
 	}
-	return "", nil, errSummary
+	return nil, false, nil, errSummary
 }
 
 // parseSteps decodes a JSON array of step indices as the store writes

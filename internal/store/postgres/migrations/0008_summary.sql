@@ -25,6 +25,12 @@ CREATE TABLE trace_summary (
     finding_list TEXT NOT NULL DEFAULT ''
 );
 
+-- The columns of traces the same readers take, beside the id, so that they
+-- are read in id order from this index alone: rows stored in another order
+-- than their ids' cost a page read each (an index scan of traces took
+-- 0.72 s of a million traces' 2.3 s, the index-only scan 0.18 s).
+CREATE INDEX traces_cohort ON traces (id) INCLUDE (model, system, scenario, detected_with);
+
 -- Each list is written in one place, these functions, for the triggers and
 -- the backfill alike. The score's text must not depend on the writer's
 -- extra_float_digits: 1 is the shortest text that reads back exactly.
