@@ -10,7 +10,8 @@
 #     checked to be the same bytes.
 # The server keeps PostgreSQL's default durability (PG_DURABLE=true; SQLite
 # runs with synchronous=NORMAL in WAL mode), unless FAULTLINE_TEST_POSTGRES
-# names one. COHORT_DB reuses a SQLite cohort (TRACES is then its size).
+# names one. COHORT_DB reuses a SQLite cohort (TRACES is then its size),
+# upgraded to this tree's schema first.
 #
 #   bench/postgres.sh
 #   TRACES=100000 COHORT_DB=/var/tmp/cohort-100k.db bench/postgres.sh
@@ -67,9 +68,12 @@ cohort=${COHORT_DB:-$work/cohort.db}
 if [ ! -e "$cohort" ]; then
   "$work/cohortgen" -db "$cohort" -traces "$traces"
 fi
+# A cohort of an earlier schema is brought up to this one's first.
+mkdir "$work/empty"
+"$work/faultline" --db "$cohort" --quiet ingest "$work/empty"
 psql_do "CREATE DATABASE bench_cohort"
 start=$(date +%s.%N)
-"$work/storecopy" -from "$cohort" -to "$(on_db bench_cohort)" 2>/dev/null
+"$work/storecopy" -from "$cohort" -to "$(on_db bench_cohort)" 2>&1 | tail -1
 echo "cohort: $traces traces copied into PostgreSQL in $(echo "$(date +%s.%N) - $start" | bc | cut -c1-6) s"
 "$work/faultline" --db "$cohort" report --format json -o "$work/sqlite.json"
 "$work/faultline" --db "$(on_db bench_cohort)" report --format json -o "$work/postgresql.json"
