@@ -70,7 +70,7 @@ if [ ! -e "$cohort" ]; then
 fi
 # A cohort of an earlier schema is brought up to this one's first.
 mkdir "$work/empty"
-"$work/faultline" --db "$cohort" --quiet ingest "$work/empty"
+"$work/faultline" --db "$cohort" --quiet ingest "$work/empty" >/dev/null
 psql_do "CREATE DATABASE bench_cohort"
 start=$(date +%s.%N)
 "$work/storecopy" -from "$cohort" -to "$(on_db bench_cohort)" 2>&1 | tail -1
