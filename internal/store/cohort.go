@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/faultline/faultline/trace"
 )
@@ -59,4 +60,44 @@ func UndecidedStatus(outcomes []trace.Outcome) string {
 		}
 	}
 	return ""
+}
+
+// AddTrace appends a trace and returns its index. A cohort grows to
+// millions of traces: append grows a large slice by a quarter at a time,
+// copying it again and again, so these double it.
+func (c *Cohort) AddTrace(t CohortTrace) int32 {
+	c.Traces = appendDoubling(c.Traces, t)
+	return int32(len(c.Traces) - 1)
+}
+
+// Annotate records that Sources[source] annotated Traces[trace].
+func (c *Cohort) Annotate(trace, source int32) {
+	c.Annotations = appendDoubling(c.Annotations, Annotation{Trace: trace, Source: source})
+}
+
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 1024))
+	}
+	return append(s, v)
+}
+
+// SortSources puts Sources in order, for a loader that numbered them as
+// it met them, and renumbers the annotations to match, each trace's in
+// the new order.
+func (c *Cohort) SortSources() {
+	sorted := slices.Sorted(slices.Values(c.Sources))
+	renumber := make([]int32, len(c.Sources))
+	for i, src := range c.Sources {
+		n, _ := slices.BinarySearch(sorted, src)
+		renumber[i] = int32(n)
+	}
+	for i := range c.Annotations {
+		c.Annotations[i].Source = renumber[c.Annotations[i].Source]
+		// A trace's annotations are together and few: insertion sort.
+		for j := i; j > 0 && c.Annotations[j-1].Trace == c.Annotations[j].Trace && c.Annotations[j-1].Source > c.Annotations[j].Source; j-- {
+			c.Annotations[j-1], c.Annotations[j] = c.Annotations[j], c.Annotations[j-1]
+		}
+	}
+	c.Sources = sorted
 }

@@ -56,7 +56,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 		} else {
 			t.Undecided = store.UndecidedStatus(outcomes)
 		}
-		c.Traces = appendDoubling(c.Traces, t)
+		c.AddTrace(t)
 		err = eachFinding(r.findings, in, true, func(f *summaryFinding) error {
 			st := last
 			if f.source != lastName {
@@ -71,7 +71,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 			}
 			if st.last != i {
 				st.last = i
-				c.Annotations = appendDoubling(c.Annotations, store.Annotation{Trace: i, Source: st.place})
+				c.Annotate(i, st.place)
 			}
 			if f.verdict != trace.Present || f.noMode || !st.selected {
 				return nil
@@ -95,37 +95,8 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	if err != nil {
 		return nil, fmt.Errorf("reading the cohort: %w", err)
 	}
-	sortSources(c)
+	c.SortSources()
 	return c, nil
-}
-
-// appendDoubling is append for the slices of a cohort, which grow to
-// millions: append grows a large slice by a quarter at a time.
-func appendDoubling[T any](s []T, v T) []T {
-	if len(s) == cap(s) {
-		s = slices.Grow(s, max(len(s), 1024))
-	}
-	return append(s, v)
-}
-
-// sortSources puts Sources in order and renumbers the annotations to match,
-// each trace's in the new order.
-func sortSources(c *store.Cohort) {
-	sorted := slices.Clone(c.Sources)
-	slices.Sort(sorted)
-	renumber := make([]int32, len(c.Sources))
-	for i, src := range c.Sources {
-		n, _ := slices.BinarySearch(sorted, src)
-		renumber[i] = int32(n)
-	}
-	for i := range c.Annotations {
-		c.Annotations[i].Source = renumber[c.Annotations[i].Source]
-		// A trace's annotations are together and few: insertion sort.
-		for j := i; j > 0 && c.Annotations[j-1].Trace == c.Annotations[j].Trace && c.Annotations[j-1].Source > c.Annotations[j].Source; j-- {
-			c.Annotations[j-1], c.Annotations[j] = c.Annotations[j], c.Annotations[j-1]
-		}
-	}
-	c.Sources = sorted
 }
 
 // TraceVerdicts calls fn with what each of the given traces holds for

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -73,7 +71,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 		} else {
 			t.Undecided = store.UndecidedStatus(outcomes)
 		}
-		c.Traces = appendDoubling(c.Traces, t)
+		c.AddTrace(t)
 		unknown := false
 		err = eachFinding(findingList, true, func(f summaryFinding) {
 			if f.source >= len(names) {
@@ -86,7 +84,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 					place[f.source] = int32(len(c.Sources))
 					c.Sources = append(c.Sources, names[f.source])
 				}
-				c.Annotations = appendDoubling(c.Annotations, store.Annotation{Trace: i, Source: place[f.source]})
+				c.Annotate(i, place[f.source])
 			}
 			if f.verdict == trace.Present && f.mode != "" && selected[f.source] {
 				mark(store.Mark{Trace: i, Step: leadingStep(f.steps), Mode: in(f.mode)})
@@ -103,18 +101,8 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	if err != nil {
 		return nil, fmt.Errorf("reading trace summaries: %w", err)
 	}
-	sortSources(c)
+	c.SortSources()
 	return c, nil
-}
-
-// appendDoubling is append for the slices of a cohort, which grow to
-// millions: append grows a large slice by a quarter at a time, copying it
-// again and again.
-func appendDoubling[T any](s []T, v T) []T {
-	if len(s) == cap(s) {
-		s = slices.Grow(s, max(len(s), 1024))
-	}
-	return append(s, v)
 }
 
 // outcomeSlab allocates the primary outcomes of a cohort in blocks: one
@@ -162,25 +150,6 @@ func leadingStep(steps string) int32 {
 	}
 	n, _ := strconv.Atoi(rest[:end])
 	return int32(n)
-}
-
-// sortSources puts Sources in order and renumbers the annotations to match,
-// each trace's in the new order.
-func sortSources(c *store.Cohort) {
-	sorted := append([]string(nil), c.Sources...)
-	sort.Strings(sorted)
-	renumber := make([]int32, len(c.Sources))
-	for i, src := range c.Sources {
-		renumber[i] = int32(sort.SearchStrings(sorted, src))
-	}
-	for i := range c.Annotations {
-		c.Annotations[i].Source = renumber[c.Annotations[i].Source]
-		// A trace's annotations are together and few: insertion sort.
-		for j := i; j > 0 && c.Annotations[j-1].Trace == c.Annotations[j].Trace && c.Annotations[j-1].Source > c.Annotations[j].Source; j-- {
-			c.Annotations[j-1], c.Annotations[j] = c.Annotations[j], c.Annotations[j-1]
-		}
-	}
-	c.Sources = sorted
 }
 
 // eachSelected runs a query over the selected traces, calling scan for each
