@@ -195,7 +195,10 @@ type Conflict struct {
 // Agree takes them) decide differently, by mode in taxonomy order, then
 // trace.
 func Conflicts(src, ref *labels.Set) []Conflict {
-	sx, rx := newLabelIndex(src), newLabelIndex(ref)
+	return conflicts(newLabelIndex(src), newLabelIndex(ref))
+}
+
+func conflicts(sx, rx *labelIndex) []Conflict {
 	rows := sx.sortedRows()
 	// Each source row's row among the labels, -1 for none.
 	refRow := make([]int32, len(sx.ids))

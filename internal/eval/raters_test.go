@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/faultline/faultline/internal/labels"
@@ -58,5 +59,10 @@ func TestConflicts(t *testing.T) {
 	want := "[{t2 FM-1.3 absent present [2]} {t3 FM-1.3 present absent [2]} {t4 FM-1.3 present absent [2]}]"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// Both from one pair of indexes, as the agreement page asks for them.
+	ag, conflicts := AgreeAndConflicts(a, c, DefaultOptions)
+	if fmt.Sprint(conflicts) != want || !reflect.DeepEqual(ag, Agree(a, c, DefaultOptions)) {
+		t.Errorf("AgreeAndConflicts differs from Agree and Conflicts: %v", conflicts)
 	}
 }

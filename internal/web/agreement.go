@@ -102,10 +102,9 @@ func (s *Server) compareSources(ctx context.Context, q url.Values) (agreementVie
 		if err != nil {
 			v.PairError = err.Error()
 		} else {
-			a, b := sets[0], sets[1]
-			v.Pair = eval.Agree(a, b, eval.DefaultOptions)
+			var conflicts []eval.Conflict
+			v.Pair, conflicts = eval.AgreeAndConflicts(sets[0], sets[1], eval.DefaultOptions)
 			v.Rows = agreementRows(v.Pair)
-			conflicts := eval.Conflicts(a, b)
 			v.Conflicts = len(conflicts)
 			if len(conflicts) > maxConflicts {
 				v.More = len(conflicts) - maxConflicts
