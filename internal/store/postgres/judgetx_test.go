@@ -5,9 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/store"
-	"github.com/faultline/faultline/internal/store/storetest"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -15,12 +13,7 @@ import (
 // commits: rolled back, neither the record nor the findings are there.
 func TestPutJudgementTx(t *testing.T) {
 	ctx := context.Background()
-	st := open(t)
-	defer st.Close()
-	cohort := storetest.Cohort()
-	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/data/cohort.jsonl", Hash: "h1", Format: "codex"}, cohort...); err != nil {
-		t.Fatal(err)
-	}
+	st, cohort := withCohort(t)
 	id := cohort[0].ID
 	rec := store.JudgeRecord{Trace: id, Source: "judge:m", PromptVersion: "p1", Samples: 1, Status: "ok", Windows: 1, JudgedAt: time.Now().UTC()}
 	findings := []trace.Finding{{Mode: "FM-1.1", Source: "judge:m", Verdict: trace.Present, Steps: []int{0}, Confidence: 0.9}}

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/internal/store/postgres/pgtest"
 	"github.com/faultline/faultline/internal/store/storetest"
+	"github.com/faultline/faultline/trace"
 )
 
 func open(t *testing.T) *Store {
@@ -19,6 +21,18 @@ func open(t *testing.T) *Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// withCohort opens a store holding storetest's cohort, as one file.
+func withCohort(t *testing.T) (*Store, []*trace.Trace) {
+	t.Helper()
+	st := open(t)
+	t.Cleanup(func() { st.Close() })
+	cohort := storetest.Cohort()
+	if _, err := ingest.StoreFile(context.Background(), st, ingest.FileInfo{Path: "/data/cohort.jsonl", Hash: "h1", Format: "codex"}, cohort...); err != nil {
+		t.Fatal(err)
+	}
+	return st, cohort
 }
 
 // TestConformance runs the store's conformance suite on PostgreSQL.

@@ -83,12 +83,7 @@ func contains(list []string, v string) bool {
 // summary it read before the first committed.
 func TestSummaryConcurrentJudges(t *testing.T) {
 	ctx := context.Background()
-	st := open(t)
-	defer st.Close()
-	cohort := storetest.Cohort()
-	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/data/cohort.jsonl", Hash: "h1", Format: "codex"}, cohort...); err != nil {
-		t.Fatal(err)
-	}
+	st, cohort := withCohort(t)
 	id := cohort[0].ID
 	judgement := func(source string) (store.JudgeRecord, []trace.Finding) {
 		return store.JudgeRecord{Trace: id, Source: source, PromptVersion: "p1", Samples: 1, Status: "ok", Windows: 1, JudgedAt: time.Now().UTC()},
