@@ -47,22 +47,27 @@ func FisherExact(a, b, c, d int) float64 {
 	}
 	atMode := m.logP(mode)
 	add(atMode)
-	for x, logp := mode, atMode; x < m.hi; x++ {
-		ratio := m.stepRatio(x)
-		logp += ratio
-		add(logp)
-		if done(logp, m.stepRatio(min(x+1, m.hi-1))) {
-			break
+	// walk adds the tables from the mode to end, step by step; ratio(x) is
+	// the log of the next table's probability over table x's. Each ratio is
+	// computed once: it ends the walk or takes it a step further.
+	walk := func(step, end int, ratio func(x int) float64) {
+		if mode == end {
+			return
+		}
+		logp, r := atMode, ratio(mode)
+		for x := mode; ; x += step {
+			logp += r
+			add(logp)
+			if x+step == end {
+				return
+			}
+			if r = ratio(x + step); done(logp, r) {
+				return
+			}
 		}
 	}
-	for x, logp := mode, atMode; x > m.lo; x-- {
-		ratio := -m.stepRatio(x - 1)
-		logp += ratio
-		add(logp)
-		if done(logp, -m.stepRatio(max(x-2, m.lo))) {
-			break
-		}
-	}
+	walk(1, m.hi, m.stepRatio)
+	walk(-1, m.lo, func(x int) float64 { return -m.stepRatio(x - 1) })
 	return min(p, 1)
 }
 

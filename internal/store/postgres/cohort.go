@@ -43,7 +43,6 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	lastName := ""
 	var outcomes []trace.Outcome
 	err := s.eachSummary(ctx, ids, func(r *summaryRow) error {
-		i := int32(len(c.Traces))
 		t := store.CohortTrace{ID: string(r.id), Model: in.of(r.model), System: in.of(r.system), Scenario: in.of(r.scenario),
 			Detected: len(r.detectedWith) > 0}
 		var err error
@@ -56,7 +55,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 		} else {
 			t.Undecided = store.UndecidedStatus(outcomes)
 		}
-		c.AddTrace(t)
+		i := c.AddTrace(t)
 		err = eachFinding(r.findings, in, true, func(f *summaryFinding) error {
 			st := last
 			if f.source != lastName {

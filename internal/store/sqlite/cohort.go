@@ -56,7 +56,6 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	err = s.eachSummary(ctx, ids, columns, func(row []string) error {
 		// The id alone is kept: not the row it was cut from.
 		id, outcomeList, findingList := strings.Clone(row[0]), row[5], row[6]
-		i := int32(len(c.Traces))
 		t := store.CohortTrace{ID: id, Model: in(row[1]), System: in(row[2]), Scenario: in(row[3]), Detected: row[4] == "1"}
 		outcomes = outcomes[:0]
 		err := eachOutcome(outcomeList, func(o trace.Outcome) {
@@ -71,7 +70,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 		} else {
 			t.Undecided = store.UndecidedStatus(outcomes)
 		}
-		c.AddTrace(t)
+		i := c.AddTrace(t)
 		unknown := false
 		err = eachFinding(findingList, true, func(f summaryFinding) {
 			if f.source >= len(names) {
