@@ -204,17 +204,18 @@ func (z *zeroDirs) annotate(in *Input, path string, t *trace.Trace) {
 	if d.answer == nil {
 		return
 	}
-	final := toolcall.Final(t, itbench.AnswerFile)
-	switch {
-	case d.sessions == 1:
-	case len(final.Writes) > 0 && final.Known && toolcall.SameJSON(final.Content, string(d.answer)):
-		// This session wrote the file, and what it left there is the file:
-		// a session that only read it (a remediation run) is not its author.
-	default:
-		if len(final.Writes) > 0 {
-			in.Report(0, Notice, "session %s wrote %s, but the file in %s is not its last write; not attached", t.ID, itbench.AnswerFile, root)
+	// With one session the file is its; among several, only the session
+	// that wrote it (and left it so) is its author: one that only read it
+	// (a remediation run) is not.
+	if d.sessions > 1 {
+		final := toolcall.Final(t, itbench.AnswerFile)
+		if len(final.Writes) == 0 {
+			return
 		}
-		return
+		if !final.Known || !toolcall.SameJSON(final.Content, string(d.answer)) {
+			in.Report(0, Notice, "session %s wrote %s, but the file in %s is not its last write; not attached", t.ID, itbench.AnswerFile, root)
+			return
+		}
 	}
 	t.Diagnosis = &trace.Diagnosis{Source: filepath.Join(root, itbench.AnswerFile), Body: string(d.answer)}
 }
