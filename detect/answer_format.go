@@ -28,7 +28,8 @@ cannot be used.
 Blind spots: answer files of other tasks (only Zero's schema is known); whether a Kind is a real
 Kubernetes kind or a namespace exists; the prose-only rules of the prompt ("NEVER output anything
 other than the final JSON") that are not about the file.`,
-	Run: runAnswerFormat,
+	Run:      runAnswerFormat,
+	Finished: true,
 }
 
 var (

@@ -31,7 +31,8 @@ Blind spots: claims about a single test ("test_full_cycle() passes") or in other
 regressions", "everything is green") are not read; a turn that both traces by hand and claims a run
 is let go; executions a format logs as plain text in other shapes than those above (an executor
 agent that answers with bare program output) make the run look like one that executed nothing.`,
-	Run: runClaimedExecution,
+	Run:      runClaimedExecution,
+	Finished: true,
 }
 
 func runClaimedExecution(p *Pass) {

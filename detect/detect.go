@@ -37,6 +37,11 @@ type Detector struct {
 	// looks for and its known blind spots.
 	Doc string
 	Run func(*Pass)
+	// Finished marks a detector that judges a run as it ended (its answer,
+	// its last checks, its closing message): on a run still going, what it
+	// reports is not yet a failure. Run-time guards apply it only when the
+	// run tries to finish.
+	Finished bool
 }
 
 // Summary is the first sentence of Doc.

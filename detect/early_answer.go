@@ -26,7 +26,8 @@ Blind spots: beyond one read, how much evidence a task needs depends on the task
 judge (a remediation plan may rightly read one file, which is why a task without data directories of
 its own is held only to "none"); calls are counted, not weighed, so two trivial reads are enough to
 be silent.`,
-	Run: runEarlyAnswer,
+	Run:      runEarlyAnswer,
+	Finished: true,
 }
 
 // navigation matches commands that look around rather than read evidence.

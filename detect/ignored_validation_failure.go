@@ -17,7 +17,8 @@ error" in its output) and no passing run followed. Confidence 0.85, or 0.95 when
 message claims the output is valid or validated anyway.
 Blind spots: checks the task does not name (tests, a lint) are not followed; a failing check
 followed by a rewrite that is never checked again is FM-3.2 (skipped-validation), not this.`,
-	Run: runIgnoredValidationFailure,
+	Run:      runIgnoredValidationFailure,
+	Finished: true,
 }
 
 func runIgnoredValidationFailure(p *Pass) {

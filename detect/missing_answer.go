@@ -30,7 +30,8 @@ speaking, is left to empty-model-response (SYS-1): FM-3.1 is for an agent that s
 Blind spots: a file written by a command faultline does not recognise as a write, and never read
 back, counts as written only when some other call touching it succeeded; a final version changed by
 a patch and never printed again is not checked.`,
-	Run: runMissingAnswer,
+	Run:      runMissingAnswer,
+	Finished: true,
 }
 
 func runMissingAnswer(p *Pass) {

@@ -23,7 +23,8 @@ stops with a plan and no answer is missing-answer's (FM-3.1). Confidence 0.7.
 Blind spots: the rule as other prompts word it; JSON-only rules about the answer file rather than the
 final message are answer-format's; a message that is wrong JSON with no prose (a truncated object)
 is not this detector's to judge.`,
-	Run: runProseFinal,
+	Run:      runProseFinal,
+	Finished: true,
 }
 
 func runProseFinal(p *Pass) {

@@ -22,7 +22,8 @@ the task names none). Negated sentences ("could not write …") are not claims.
 One finding per kind of claim; confidence 0.9 for a write, 0.85 for a validation.
 Blind spots: claims that do not name the file ("the diagnosis is complete"), claims about the
 content (that a root cause was confirmed) and claims in other languages are not read.`,
-	Run: runUnbackedClaim,
+	Run:      runUnbackedClaim,
+	Finished: true,
 }
 
 var (

@@ -31,7 +31,8 @@ two values are; one finding, confidence 0.55 plus 0.1 for each missing item (0.2
 Blind spots: values the agent computed itself (a rate, a duration) are reported when it states them
 exactly; evidence described in words ("the logs show errors") cannot be checked; an answer whose
 claims are all true of the data but wrong about the incident is the judge's to find.`,
-	Run: runUnsupportedEvidence,
+	Run:      runUnsupportedEvidence,
+	Finished: true,
 }
 
 var (
