@@ -267,18 +267,17 @@ type column struct {
 
 // Agree compares the annotation source src with the reference labels ref.
 func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
-	return agree(newLabelIndex(src), newLabelIndex(ref), opt)
+	return agree(Index(src), Index(ref), opt)
 }
 
-// AgreeAndConflicts is Agree and Conflicts of the same two sides, each side
-// indexed once: on a large store, indexing a side costs about as much as
-// either comparison.
-func AgreeAndConflicts(src, ref *labels.Set, opt AgreementOptions) (*Agreement, []Conflict) {
-	sx, rx := newLabelIndex(src), newLabelIndex(ref)
-	return agree(sx, rx, opt), conflicts(sx, rx)
+// AgreeAndConflicts is Agree and Conflicts of the same two sides, indexed
+// once (as StoredLabelSets reads them): on a large store, indexing a side
+// costs about as much as either comparison.
+func AgreeAndConflicts(src, ref *Labels, opt AgreementOptions) (*Agreement, []Conflict) {
+	return agree(src, ref, opt), conflicts(src, ref)
 }
 
-func agree(sx, rx *labelIndex, opt AgreementOptions) *Agreement {
+func agree(sx, rx *Labels, opt AgreementOptions) *Agreement {
 	// The traces both sides label, in id order: rows of each side.
 	var both [][2]int32
 	for _, s := range sx.sortedRows() {
@@ -336,8 +335,8 @@ func agree(sx, rx *labelIndex, opt AgreementOptions) *Agreement {
 	}
 
 	a := &Agreement{
-		Source:    describe(sx.set),
-		Labels:    describe(rx.set),
+		Source:    sx.Describe(),
+		Labels:    rx.Describe(),
 		Traces:    len(g.unit),
 		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: stats.Level},
 		Within:    opt.Within,
@@ -459,25 +458,6 @@ func combine(a, b trace.Verdict) trace.Verdict {
 		return b
 	}
 	return a
-}
-
-func describe(s *labels.Set) Side {
-	d := Side{Name: s.Name, Detail: s.Detail, Sources: append([]string{}, s.Sources...)}
-	traces := map[string]bool{}
-	for _, l := range s.Labels {
-		traces[l.Trace] = true
-		switch {
-		case l.Verdict == trace.Unsure:
-			d.Unsure++
-		case l.Verdict == trace.Present || l.Verdict == trace.Absent:
-			d.Decided++
-		}
-		if l.Implied {
-			d.Implied++
-		}
-	}
-	d.Traces = len(traces)
-	return d
 }
 
 // grid holds, for every trace compared (a unit of resampling) and every
@@ -648,14 +628,15 @@ func StoredLabels(ctx context.Context, st VerdictSource, source string, ids []st
 	if err != nil {
 		return nil, err
 	}
-	return sets[0], nil
+	return sets[0].Set(), nil
 }
 
 // StoredLabelSets reads several sources as StoredLabels reads one, in one
 // pass over the store, on the traces every one of them can be compared
 // on: those each source but the detectors annotated (all the given ones
 // when nil). A source that annotated none of them is an error naming it.
-func StoredLabelSets(ctx context.Context, st VerdictSource, sources []string, ids []string) ([]*labels.Set, error) {
+// The labels come indexed, as the comparisons read them.
+func StoredLabelSets(ctx context.Context, st VerdictSource, sources []string, ids []string) ([]*Labels, error) {
 	readers := make([]*labelReader, len(sources))
 	for i, source := range sources {
 		readers[i] = newLabelReader(source, len(ids))
@@ -684,7 +665,7 @@ func StoredLabelSets(ctx context.Context, st VerdictSource, sources []string, id
 	if err != nil {
 		return nil, err
 	}
-	sets := make([]*labels.Set, len(readers))
+	sets := make([]*Labels, len(readers))
 	for i, r := range readers {
 		if sets[i], err = r.finish(all); err != nil {
 			return nil, err
@@ -702,7 +683,8 @@ type labelReader struct {
 	matched   map[string]bool
 	known     map[string]bool // whether a mode, as stored, is MAST or a system code
 	covered   int
-	set       *labels.Set
+	trace     []labels.ModeLabel // the labels of the trace being read
+	x         *Labels
 }
 
 // newLabelReader starts reading source on about traces traces.
@@ -718,13 +700,12 @@ func newLabelReader(source string, traces int) *labelReader {
 		// Sized for a verdict on every mode of every trace, what a judge
 		// or a labeller gives: on a large store, growing it step by step
 		// costs more than reading the findings.
-		set: &labels.Set{Name: source, Labels: make([]labels.ModeLabel, 0, traces*len(taxonomy.MAST.Modes))},
+		x: newLabels(source, traces*len(taxonomy.MAST.Modes)),
 	}
 }
 
 // add takes in what one trace holds.
 func (r *labelReader) add(t store.TraceVerdicts) {
-	set := r.set
 	for _, src := range t.Sources {
 		r.matched[src] = r.matched[src] || store.MatchSource(src, r.selected)
 	}
@@ -732,17 +713,15 @@ func (r *labelReader) add(t store.TraceVerdicts) {
 	if cover {
 		r.covered++
 	}
-	// The trace's labels so far: a few, found by a look along them.
-	first := len(set.Labels)
+	// The trace's labels: a few, found by a look along them.
+	r.trace = r.trace[:0]
 	put := func(mode string, v trace.Verdict, steps []int, implied bool) {
-		i := first
-		for i < len(set.Labels) && set.Labels[i].Mode != mode {
-			i++
+		i := slices.IndexFunc(r.trace, func(l labels.ModeLabel) bool { return l.Mode == mode })
+		if i < 0 {
+			i = len(r.trace)
+			r.trace = append(r.trace, labels.ModeLabel{Trace: t.Trace, Mode: mode, Verdict: v, Implied: implied})
 		}
-		if i == len(set.Labels) {
-			set.Labels = append(set.Labels, labels.ModeLabel{Trace: t.Trace, Mode: mode, Verdict: v, Implied: implied})
-		}
-		l := &set.Labels[i]
+		l := &r.trace[i]
 		l.Verdict = combine(l.Verdict, v)
 		if v == trace.Present {
 			l.Steps = append(l.Steps, steps...)
@@ -763,39 +742,41 @@ func (r *labelReader) add(t store.TraceVerdicts) {
 	}
 	if cover {
 		for _, m := range r.modes {
-			if !slices.ContainsFunc(set.Labels[first:], func(l labels.ModeLabel) bool { return l.Mode == m }) {
+			if !slices.ContainsFunc(r.trace, func(l labels.ModeLabel) bool { return l.Mode == m }) {
 				put(m, trace.Absent, nil, true)
 			}
 		}
+	}
+	for _, l := range r.trace {
+		slices.Sort(l.Steps)
+		l.Steps = slices.Compact(l.Steps)
+		r.x.add(l)
 	}
 }
 
 // finish returns the labels read, or an error naming the sources there
 // (all) when the source annotated none of the traces.
-func (r *labelReader) finish(all map[string]bool) (*labels.Set, error) {
-	set := r.set
+func (r *labelReader) finish(all map[string]bool) (*Labels, error) {
+	side := &r.x.side
 	for src, ok := range r.matched {
 		if ok {
-			set.Sources = append(set.Sources, src)
+			side.Sources = append(side.Sources, src)
 		}
 	}
 	if r.covered > 0 && !r.matched[detect.Source] {
-		set.Sources = append(set.Sources, detect.Source)
+		side.Sources = append(side.Sources, detect.Source)
 	}
-	sort.Strings(set.Sources)
-	if len(set.Sources) == 0 {
+	sort.Strings(side.Sources)
+	if len(side.Sources) == 0 {
 		there := "none"
 		if len(all) > 0 {
 			there = strings.Join(slices.Sorted(maps.Keys(all)), ", ")
 		}
-		return nil, fmt.Errorf("no annotations of source %q on these traces (sources there: %s)", set.Name, there)
+		return nil, fmt.Errorf("no annotations of source %q on these traces (sources there: %s)", side.Name, there)
 	}
 	if r.covered > 0 {
-		set.Detail = fmt.Sprintf("detectors report only what they find: their silence counts as absent for %s on the %d traces they ran on", strings.Join(r.modes, ", "), r.covered)
+		side.Detail = fmt.Sprintf("detectors report only what they find: their silence counts as absent for %s on the %d traces they ran on", strings.Join(r.modes, ", "), r.covered)
 	}
-	for i := range set.Labels {
-		slices.Sort(set.Labels[i].Steps)
-		set.Labels[i].Steps = slices.Compact(set.Labels[i].Steps)
-	}
-	return set, nil
+	r.x.finish()
+	return r.x, nil
 }

@@ -46,7 +46,7 @@ type FindingReader interface {
 // (which must be the current detector set's: eval re-runs the detectors
 // first). Detectors whose mode the labels never decide are left out.
 func AgreeDetectors(ctx context.Context, st FindingReader, ref *labels.Set) ([]DetectorRow, error) {
-	byTraceMode := newLabelIndex(ref)
+	byTraceMode := Index(ref)
 	ids := slices.Sorted(slices.Values(byTraceMode.ids))
 	fired := map[string]map[string][]int{} // trace → detector → steps
 	for _, id := range ids {

@@ -40,16 +40,14 @@ type RaterRow struct {
 	Kappa     Metric `json:"kappa"`
 }
 
-// AgreeRaters measures the agreement among the label sets of three or more
+// AgreeRaters measures the agreement among the labels of three or more
 // raters (it works for two, where Fleiss' kappa is Scott's pi).
-func AgreeRaters(sets []*labels.Set, opt AgreementOptions) *Raters {
+func AgreeRaters(byRater []*Labels, opt AgreementOptions) *Raters {
 	out := &Raters{Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: stats.Level}, Modes: []RaterRow{}}
-	byRater := make([]*labelIndex, len(sets))
 	traces := map[string]bool{}
-	for i, s := range sets {
-		out.Raters = append(out.Raters, s.Name)
-		byRater[i] = newLabelIndex(s)
-		for _, id := range byRater[i].ids {
+	for _, x := range byRater {
+		out.Raters = append(out.Raters, x.side.Name)
+		for _, id := range x.ids {
 			traces[id] = true
 		}
 	}
@@ -58,7 +56,7 @@ func AgreeRaters(sets []*labels.Set, opt AgreementOptions) *Raters {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	n := len(sets)
+	n := len(byRater)
 	modes := taxonomy.MAST.Modes
 	// present[u][m] is how many raters said present of mode m on trace u,
 	// -1 when not every rater decided it.
@@ -72,7 +70,7 @@ func AgreeRaters(sets []*labels.Set, opt AgreementOptions) *Raters {
 		some := false
 		for m, mode := range modes {
 			decided, presents, unsure := 0, 0, 0
-			for r := range sets {
+			for r := range byRater {
 				switch byRater[r].get(id, mode.Code).Verdict {
 				case trace.Present:
 					decided++
@@ -195,10 +193,10 @@ type Conflict struct {
 // Agree takes them) decide differently, by mode in taxonomy order, then
 // trace.
 func Conflicts(src, ref *labels.Set) []Conflict {
-	return conflicts(newLabelIndex(src), newLabelIndex(ref))
+	return conflicts(Index(src), Index(ref))
 }
 
-func conflicts(sx, rx *labelIndex) []Conflict {
+func conflicts(sx, rx *Labels) []Conflict {
 	rows := sx.sortedRows()
 	// Each source row's row among the labels, -1 for none.
 	refRow := make([]int32, len(sx.ids))

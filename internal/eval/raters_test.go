@@ -28,7 +28,7 @@ func TestAgreeRaters(t *testing.T) {
 	a := raterSet("human:a", "t1 FM-1.3 present", "t2 FM-1.3 absent", "t3 FM-1.3 present", "t4 FM-1.3 present", "t1 FM-3.3 present", "t2 FM-3.3 absent")
 	b := raterSet("human:b", "t1 FM-1.3 present", "t2 FM-1.3 absent", "t3 FM-1.3 present", "t4 FM-1.3 absent", "t1 FM-3.3 present", "t2 FM-3.3 absent")
 	c := raterSet("human:c", "t1 FM-1.3 present", "t2 FM-1.3 absent", "t3 FM-1.3 absent", "t4 FM-1.3 absent", "t1 FM-3.3 unsure", "t2 FM-3.3 absent")
-	r := AgreeRaters([]*labels.Set{a, b, c}, AgreementOptions{Replicates: 200, Seed: 1})
+	r := AgreeRaters([]*Labels{Index(a), Index(b), Index(c)}, AgreementOptions{Replicates: 200, Seed: 1})
 	if r.Traces != 4 || len(r.Modes) != 2 {
 		t.Fatalf("%d traces, modes %+v", r.Traces, r.Modes)
 	}
@@ -47,7 +47,7 @@ func TestAgreeRaters(t *testing.T) {
 	if o := r.Overall; o == nil || o.Items != 5 || o.Excluded != 1 || *o.Kappa.Value != 0.4444 {
 		t.Errorf("overall %+v", o)
 	}
-	if none := AgreeRaters([]*labels.Set{raterSet("x"), raterSet("y"), raterSet("z")}, AgreementOptions{}); none.Overall != nil || len(none.Modes) != 0 {
+	if none := AgreeRaters([]*Labels{Index(raterSet("x")), Index(raterSet("y")), Index(raterSet("z"))}, AgreementOptions{}); none.Overall != nil || len(none.Modes) != 0 {
 		t.Errorf("no labels: %+v", none)
 	}
 }
@@ -61,7 +61,7 @@ func TestConflicts(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	// Both from one pair of indexes, as the agreement page asks for them.
-	ag, conflicts := AgreeAndConflicts(a, c, DefaultOptions)
+	ag, conflicts := AgreeAndConflicts(Index(a), Index(c), DefaultOptions)
 	if fmt.Sprint(conflicts) != want || !reflect.DeepEqual(ag, Agree(a, c, DefaultOptions)) {
 		t.Errorf("AgreeAndConflicts differs from Agree and Conflicts: %v", conflicts)
 	}
