@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
@@ -108,4 +109,25 @@ func openAITrace(messages json.RawMessage, lines int, model, id string, r *recor
 	t.Task = firstUserText(t)
 	finishTrace(t, r)
 	return t
+}
+
+// ChatSteps maps a JSON array of chat completions messages to steps, as
+// OpenAIChat reads them, for a caller that sees a conversation message by
+// message (the guard's proxy) rather than as a file. The last assistant
+// message is not marked final and calls are not paired: a conversation in
+// progress has not ended, and its reader pairs calls as results arrive. A
+// message that cannot be read is an error, not skipped.
+func ChatSteps(messages json.RawMessage) ([]trace.Step, error) {
+	var problems []string
+	in := &Input{Path: "messages", report: func(i Issue) {
+		if i.Severity == Error {
+			problems = append(problems, i.Message)
+		}
+	}}
+	c := &chatLog{t: &trace.Trace{}, r: &record{in: in}}
+	c.messages(messages, 0, "messages")
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("chat messages: %s", strings.Join(problems, "; "))
+	}
+	return c.t.Steps, nil
 }
