@@ -51,6 +51,15 @@ func (a Action) String() string {
 // MarshalText writes the action's name.
 func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
+// UnmarshalText reads an action's name.
+func (a *Action) UnmarshalText(b []byte) error {
+	v, err := ParseAction(string(b))
+	if err == nil {
+		*a = v
+	}
+	return err
+}
+
 // ParseAction reads an action's name.
 func ParseAction(s string) (Action, error) {
 	for i, n := range actionNames {
