@@ -32,7 +32,8 @@ Blind spots: a turn that produced only whitespace or an unparsed event is not to
 step; an empty response after a tool result that a person, not the harness, answered is not
 reported, since a user may interrupt a turn; in formats that do not log turns, the last turn of a
 run, which nothing follows, is never seen to be empty.`,
-	Run: runEmptyModelResponse,
+	Run:      runEmptyModelResponse,
+	Finished: true,
 }
 
 func runEmptyModelResponse(p *Pass) {

@@ -25,26 +25,41 @@ func Replay(t *trace.Trace, p *Policy) *Session {
 	usesTools := t.CountKind(trace.KindToolCall) > 0
 	for _, turn := range Turns(t) {
 		steps := t.Steps[turn.From:turn.To]
-		s.Observe(steps, 0, finishes(steps, turn.Agent, usesTools))
+		s.Observe(steps, 0, turn.Silent || finishes(steps, turn.Agent, usesTools))
 	}
 	return s
 }
 
 // Turn is a stretch of a run's steps [From, To): one model turn when Agent
-// is set, else what came back to the agent between two turns.
+// is set, else what came back to the agent between two turns. Silent marks
+// a stretch ending in a prompt that the model answered with nothing: the
+// next step prompts it again.
 type Turn struct {
 	From, To int
 	Agent    bool
+	Silent   bool
 }
 
-// Turns splits a run into model turns and what came between them.
+// Turns splits a run into model turns and what came between them. Between
+// two model turns, each prompt (a user's or the harness's message) followed
+// by another ends a silent stretch: the model was asked and said nothing, as
+// a proxy would have seen it.
 func Turns(t *trace.Trace) []Turn {
 	var out []Turn
+	prompt := func(s *trace.Step) bool {
+		return s.Kind == trace.KindMessage && (s.Role == trace.RoleUser || s.Role == trace.RoleHarness)
+	}
 	for i := range t.Steps {
-		agent := trace.ByAgent(&t.Steps[i])
+		s := &t.Steps[i]
+		agent := trace.ByAgent(s)
 		if n := len(out); n > 0 && out[n-1].Agent == agent {
-			out[n-1].To = i + 1
-			continue
+			last := &out[n-1]
+			if !agent && prompt(s) && prompt(&t.Steps[i-1]) {
+				last.Silent = true
+			} else {
+				last.To = i + 1
+				continue
+			}
 		}
 		out = append(out, Turn{From: i, To: i + 1, Agent: agent})
 	}

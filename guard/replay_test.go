@@ -15,11 +15,16 @@ func TestTurns(t *testing.T) {
 		result("a", "x"), result("b", "/"),
 		say("done"),
 		{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: trace.TypeEmptyTurn},
+		{Kind: trace.KindMessage, Role: trace.RoleHarness, Text: "continue"},
+		{Kind: trace.KindMessage, Role: trace.RoleHarness, Text: "continue, please"},
+		{Kind: trace.KindSystem, Role: trace.RoleHarness, Type: trace.TypeEmptyTurn},
 	} {
 		run.Append(s)
 	}
+	// The harness prompted twice in a row: the model said nothing to the
+	// first prompt, a stretch of its own.
 	got := fmt.Sprint(Turns(run))
-	if want := "[{0 1 false} {1 4 true} {4 6 false} {6 7 true} {7 8 false}]"; got != want {
+	if want := "[{0 1 false false} {1 4 true false} {4 6 false false} {6 7 true false} {7 9 false true} {9 11 false false}]"; got != want {
 		t.Errorf("turns %s, want %s", got, want)
 	}
 	tests := []struct {

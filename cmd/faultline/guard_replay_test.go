@@ -48,6 +48,24 @@ func TestGuardReplayRealRollouts(t *testing.T) {
 			t.Errorf("verification gate on 019bc2a7: %+v", d)
 		}
 	}
+
+	// The example policy stops a run at the model's first empty answer:
+	// the gpt-oss runs whose endpoint never answered were prompted six
+	// times (a user's prompt, five nudges); stopped after the first, they
+	// save five steps each. No successful run is stopped.
+	out, errOut, code = c.run("", "guard", "replay", "--json", "--policy", filepath.Join("..", "..", "examples", "guard.yaml"))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	res = guardReplayJSON{}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Rules {
+		if r.Rule == "silent-model" && (r.Failed < 15 || r.Succeeded != 0 || r.StepsAfter < 5*r.Failed/2) {
+			t.Errorf("silent-model: %+v", r.RuleTally)
+		}
+	}
 }
 
 func TestGuardReplayPolicyErrors(t *testing.T) {
