@@ -1,0 +1,128 @@
+package guardproxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/trace"
+)
+
+// chatRequest is a chat completions request, kept field by field so that
+// what the proxy does not change reaches the upstream as the client wrote
+// it.
+type chatRequest struct {
+	fields   map[string]json.RawMessage
+	messages []json.RawMessage
+	model    string
+	stream   bool
+	// steps are the messages as steps (see ingest.ChatSteps), seen their
+	// fingerprints.
+	steps []trace.Step
+	seen  []uint64
+}
+
+// parseRequest reads a chat completions request.
+func parseRequest(body []byte) (*chatRequest, error) {
+	c := &chatRequest{}
+	if err := json.Unmarshal(body, &c.fields); err != nil {
+		return nil, fmt.Errorf("the request body is not a JSON object: %w", err)
+	}
+	raw, ok := c.fields["messages"]
+	if !ok {
+		return nil, errors.New("the request has no messages")
+	}
+	if err := json.Unmarshal(raw, &c.messages); err != nil {
+		return nil, fmt.Errorf("the request's messages are not a list: %w", err)
+	}
+	if m, ok := c.fields["model"]; ok {
+		if err := json.Unmarshal(m, &c.model); err != nil {
+			return nil, fmt.Errorf("the request's model is not a string: %w", err)
+		}
+	}
+	if s, ok := c.fields["stream"]; ok {
+		if err := json.Unmarshal(s, &c.stream); err != nil {
+			return nil, fmt.Errorf("the request's stream is not true or false: %w", err)
+		}
+	}
+	steps, err := ingest.ChatSteps(raw)
+	if err != nil {
+		return nil, err
+	}
+	c.steps, c.seen = steps, fingerprints(steps)
+	return c, nil
+}
+
+// body is the request with messages added after the client's.
+func (c *chatRequest) body(extra ...json.RawMessage) ([]byte, error) {
+	fields := make(map[string]json.RawMessage, len(c.fields))
+	for k, v := range c.fields {
+		fields[k] = v
+	}
+	msgs, err := json.Marshal(append(c.messages[:len(c.messages):len(c.messages)], extra...))
+	if err != nil {
+		return nil, fmt.Errorf("adding to the request's messages: %w", err)
+	}
+	fields["messages"] = msgs
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return nil, fmt.Errorf("writing the request: %w", err)
+	}
+	return out, nil
+}
+
+// task is the conversation's first user message: what the agent was asked.
+func task(steps []trace.Step) string {
+	for _, s := range steps {
+		if s.Kind == trace.KindMessage && s.Role == trace.RoleUser {
+			return s.Text
+		}
+	}
+	return ""
+}
+
+// completion is the part of a chat completion the guard reads.
+type completion struct {
+	Choices []struct {
+		Message json.RawMessage `json:"message"`
+	} `json:"choices"`
+	Usage *usage `json:"usage"`
+}
+
+type usage struct {
+	TotalTokens int `json:"total_tokens"`
+}
+
+// errNotCompletion is a 2xx answer the guard cannot read as a chat
+// completion.
+var errNotCompletion = errors.New("a body that is not a chat completion")
+
+// parseCompletion returns a chat completion's first message and the tokens
+// it cost.
+func parseCompletion(body []byte) (json.RawMessage, int, error) {
+	var c completion
+	if err := json.Unmarshal(body, &c); err != nil || len(c.Choices) == 0 || len(c.Choices[0].Message) == 0 || string(c.Choices[0].Message) == "null" {
+		return nil, 0, errNotCompletion
+	}
+	tokens := 0
+	if c.Usage != nil {
+		tokens = c.Usage.TotalTokens
+	}
+	return c.Choices[0].Message, tokens, nil
+}
+
+// answerSteps maps the model's message to steps, as its next request will
+// carry it, and reports whether it tries to finish: it calls no tool.
+func answerSteps(message json.RawMessage) ([]trace.Step, bool, error) {
+	steps, err := ingest.ChatSteps(json.RawMessage("[" + string(message) + "]"))
+	if err != nil {
+		return nil, false, err
+	}
+	for _, s := range steps {
+		if s.Kind == trace.KindToolCall {
+			return steps, false, nil
+		}
+	}
+	return steps, true, nil
+}

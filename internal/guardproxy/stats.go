@@ -1,0 +1,70 @@
+package guardproxy
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/faultline/faultline/guard"
+)
+
+// Stats is what GET /faultline/guard/stats answers.
+type Stats struct {
+	Requests     int64 `json:"requests"` // chat completions requests
+	OpenSessions int   `json:"open_sessions"`
+	Evicted      int64 `json:"evicted"`
+	// FailOpen counts requests and answers passed on unguarded because the
+	// guard failed; FailClosed those refused for it.
+	FailOpen   int64 `json:"fail_open"`
+	FailClosed int64 `json:"fail_closed"`
+	// Decisions counts decisions by rule, then action.
+	Decisions map[string]map[string]int64 `json:"decisions"`
+}
+
+type stats struct {
+	requests, failOpen, failClosed atomic.Int64
+
+	mu        sync.Mutex
+	decisions map[string]map[string]int64
+}
+
+func newStats() stats { return stats{decisions: map[string]map[string]int64{}} }
+
+func (s *stats) count(ds []guard.Decision) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range ds {
+		byAction := s.decisions[d.Rule]
+		if byAction == nil {
+			byAction = map[string]int64{}
+			s.decisions[d.Rule] = byAction
+		}
+		byAction[d.Action.String()]++
+	}
+}
+
+// Stats returns the proxy's counters.
+func (p *Proxy) Stats() Stats {
+	out := Stats{
+		Requests:   p.stats.requests.Load(),
+		FailOpen:   p.stats.failOpen.Load(),
+		FailClosed: p.stats.failClosed.Load(),
+		Decisions:  map[string]map[string]int64{},
+	}
+	out.OpenSessions, out.Evicted = p.sessions.counts()
+	p.stats.mu.Lock()
+	defer p.stats.mu.Unlock()
+	for rule, byAction := range p.stats.decisions {
+		out.Decisions[rule] = map[string]int64{}
+		for a, n := range byAction {
+			out.Decisions[rule][a] = n
+		}
+	}
+	return out
+}
+
+func (p *Proxy) serveStats(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(p.Stats())
+}

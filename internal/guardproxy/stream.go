@@ -1,0 +1,202 @@
+package guardproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/faultline/faultline/guard"
+)
+
+// stream handles a streamed request: the upstream's events reach the
+// client as they arrive, while their deltas rebuild the model's message,
+// observed before the closing "data: [DONE]". The response's headers are
+// gone by then, so its decisions are told in the stream: an annotation as
+// a comment line, a block as an error event; an inject at a finish gate
+// waits for the next request.
+func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Request, e *entry, body []byte, ds []guard.Decision) {
+	resp, err := p.send(ctx, r, body)
+	if err != nil {
+		p.upstreamFailed(w, r, err)
+		return
+	}
+	defer resp.Body.Close()
+	ok := resp.StatusCode/100 == 2
+	if media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ok && media != "text/event-stream" {
+		p.upstreamFailed(w, r, fmt.Errorf("answered %s with %w stream (Content-Type %q)", resp.Status, errNotCompletion, media))
+		return
+	}
+	copyHeaders(w.Header(), resp.Header)
+	annotate(w.Header(), ds)
+	w.WriteHeader(resp.StatusCode)
+	if !ok {
+		_, _ = io.Copy(w, resp.Body)
+		return
+	}
+	flush := http.NewResponseController(w).Flush
+	var acc accumulator
+	in := bufio.NewReader(resp.Body)
+	done := false
+	for {
+		line, err := in.ReadBytes('\n')
+		data := bytes.TrimSpace(line)
+		if last := string(data) == "data: [DONE]" || string(data) == "data:[DONE]"; last && !done {
+			done = true
+			p.streamEnd(w, e, &acc)
+		} else {
+			acc.add(data)
+		}
+		if _, werr := w.Write(line); werr != nil {
+			p.cfg.Log.Debug("client went away during a stream", "err", werr)
+			return
+		}
+		if len(data) == 0 || done {
+			_ = flush()
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			if !done && acc.chunks > 0 {
+				// An upstream that ends its stream without [DONE].
+				p.streamEnd(w, e, &acc)
+				_ = flush()
+			}
+			return
+		case err != nil:
+			p.cfg.Log.Warn("upstream stream broke off", "upstream", p.cfg.Upstream.String(), "err", err)
+			return
+		}
+	}
+}
+
+// streamEnd observes a streamed message and writes its decisions into the
+// stream.
+func (p *Proxy) streamEnd(w io.Writer, e *entry, acc *accumulator) {
+	message := acc.message()
+	steps, finishing, err := answerSteps(message)
+	var ds []guard.Decision
+	if err == nil {
+		ds, err = p.observe(e, steps, acc.tokens, finishing)
+	}
+	if err != nil {
+		if !p.cfg.Policy.FailOpen {
+			p.stats.failClosed.Add(1)
+			p.cfg.Log.Error("guard failed over a streamed answer: refused", "err", err)
+			writeEvent(w, apiErrorBody{Message: "faultline guard failed: " + err.Error(), Type: "faultline_guard_error"})
+			return
+		}
+		p.stats.failOpen.Add(1)
+		p.cfg.Log.Warn("guard failed over a streamed answer: passed on unguarded", "err", err)
+		return
+	}
+	e.seen = append(e.seen, fingerprints(steps)...)
+	for _, d := range ds {
+		if d.Action >= guard.Annotate {
+			fmt.Fprintf(w, ": faultline-guard %s\n\n", describe(d))
+		}
+	}
+	if d := e.ended(); d != nil {
+		writeEvent(w, blocked(d))
+	}
+}
+
+// writeEvent writes an error as a stream's event.
+func writeEvent(w io.Writer, e apiErrorBody) {
+	raw, _ := json.Marshal(apiError{Error: e})
+	fmt.Fprintf(w, "data: %s\n\n", raw)
+}
+
+// accumulator rebuilds a streamed message from its chunks' deltas:
+// content, reasoning, and tool calls by index.
+type accumulator struct {
+	chunks    int
+	content   strings.Builder
+	reasoning strings.Builder
+	calls     []*streamCall
+	tokens    int
+}
+
+type streamCall struct {
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type chunk struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content          string `json:"content"`
+			ReasoningContent string `json:"reasoning_content"`
+			ToolCalls        []struct {
+				Index    int    `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+	} `json:"choices"`
+	Usage *usage `json:"usage"`
+}
+
+// add takes one line of the stream; what is not a chunk of the first
+// choice (comments, other events, other choices) is passed over.
+func (a *accumulator) add(line []byte) {
+	payload, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok {
+		return
+	}
+	var c chunk
+	if json.Unmarshal(bytes.TrimSpace(payload), &c) != nil {
+		return
+	}
+	a.chunks++
+	if c.Usage != nil {
+		a.tokens = c.Usage.TotalTokens
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue
+		}
+		a.content.WriteString(ch.Delta.Content)
+		a.reasoning.WriteString(ch.Delta.ReasoningContent)
+		for _, tc := range ch.Delta.ToolCalls {
+			if tc.Index < 0 || tc.Index > len(a.calls) {
+				continue // a delta of a call whose start never came
+			}
+			if tc.Index == len(a.calls) {
+				a.calls = append(a.calls, &streamCall{Type: "function"})
+			}
+			call := a.calls[tc.Index]
+			if tc.ID != "" {
+				call.ID = tc.ID
+			}
+			call.Function.Name += tc.Function.Name
+			call.Function.Arguments += tc.Function.Arguments
+		}
+	}
+}
+
+// message is the message the chunks make, as a chat completion would
+// carry it whole.
+func (a *accumulator) message() json.RawMessage {
+	m := struct {
+		Role             string        `json:"role"`
+		Content          string        `json:"content"`
+		ReasoningContent string        `json:"reasoning_content,omitempty"`
+		ToolCalls        []*streamCall `json:"tool_calls,omitempty"`
+	}{"assistant", a.content.String(), a.reasoning.String(), a.calls}
+	raw, _ := json.Marshal(m)
+	return raw
+}
