@@ -49,10 +49,10 @@ func TestGuardReplayRealRollouts(t *testing.T) {
 		}
 	}
 
-	// The example policy stops a run at the model's first empty answer:
-	// the gpt-oss runs whose endpoint never answered were prompted six
-	// times (a user's prompt, five nudges); stopped after the first, they
-	// save five steps each. No successful run is stopped.
+	// The example policy stops a run at the model's second empty answer in
+	// a row: the gpt-oss runs whose endpoint never answered were prompted
+	// six times (a user's prompt, five nudges); stopped after the second,
+	// they save four steps each. No successful run is stopped.
 	out, errOut, code = c.run("", "guard", "replay", "--json", "--policy", filepath.Join("..", "..", "examples", "guard.yaml"))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
