@@ -1,13 +1,24 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+
 	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/guardproxy"
 )
 
 func (a *app) guardCommand() *cobra.Command {
-	var policyPath string
+	var policyPath, upstream, listen, decisionsPath string
+	cfg := guardproxy.Config{}
 	cmd := &cobra.Command{
-		Use:   "guard",
+		Use:   "guard --upstream URL",
 		Short: "Apply the study's interventions at run time: loop control, budgets, answer and verification gates",
 		Long: `faultline guard applies the interventions the MAST study recommends to runs as they
 happen, with the same detectors as offline analysis: loop control (FM-1.3), a step and
@@ -17,10 +28,114 @@ ambiguous tasks (FM-2.2).
 
 A policy (--policy FILE, YAML; see examples/guard.yaml) lists the rules, each with its
 detectors or budget, thresholds, action (observe, annotate, inject, block) and message.
-Without one, the built-in policy observes only.`,
+Without one, the built-in policy observes only.
+
+faultline guard --upstream URL is an OpenAI-compatible proxy: point the agent's base URL
+at --listen instead of the model's API. POST /v1/chat/completions (tools included) is
+guarded; every other path is forwarded untouched. Requests go upstream with their headers
+(Authorization among them). Each conversation is a session, named by the request header
+X-Faultline-Session, else by the trace id of a W3C traceparent header, else by a hash of
+its system and first user message. Each request's new messages (tool results, the user's)
+are observed, then the model's answer; a history that no longer extends what the session
+holds starts a new run of it. What each action does:
+  annotate  the response header X-Faultline-Guard names each decision's rule, mode and
+            action
+  inject    the rule's message is added to the next request as a system message
+            ("faultline guard: ..."); at a finish gate (the agent answers without a tool
+            call and a gate rule fires) the model is asked again at once with the message,
+            and the client gets that answer (the rule's max_fires bounds this, and at most
+            3 asks again per request)
+  block     403 with an OpenAI-style error (type faultline_guard, the rule's message), and
+            the session is ended: its later requests are refused the same way
+Streamed requests ("stream": true) pass chunk by chunk as they arrive; the answer is
+rebuilt from the deltas and observed before the closing "data: [DONE]". The headers are
+gone by then: an annotation is an SSE comment line (": faultline-guard rule=... mode=...
+action=..."), a block an error event (data: {"error": {...}}) before [DONE], and an inject
+at a finish gate waits for the next request.
+
+An upstream that cannot be reached, or answers 2xx with something else than a chat
+completion, gives 502; one slower than --upstream-timeout gives 504; its other answers
+pass as they are. When the guard itself fails (a body that is not JSON, a detector's
+panic), the request passes untouched (fail_open, the default) or is refused with 500.
+Sessions are bounded by the policy's max_sessions (least recently used evicted) and
+session_idle. GET /faultline/guard/stats answers the counters as JSON.
+
+Every decision is written, with --decisions FILE, as a JSON line; with --db (or
+$FAULTLINE_DB), each session's run is stored as a trace of format "guard" whose findings
+(source guard) are its decisions, at their steps: when it ends, is evicted, every 50
+decisions, and at Ctrl-C, which finishes the requests in flight first.`,
+		Example: `  faultline guard --upstream https://api.openai.com --policy examples/guard.yaml
+  OPENAI_BASE_URL=http://127.0.0.1:8089/v1 python my_agent.py
+  faultline guard replay --policy examples/guard.yaml runs/`,
 		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if upstream == "" {
+				return errors.New("--upstream is required: the URL of the model's API, such as https://api.openai.com")
+			}
+			u, err := url.Parse(upstream)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("--upstream %q: an http:// or https:// URL", upstream)
+			}
+			cfg.Upstream = u
+			if cfg.Policy, err = loadPolicy(policyPath); err != nil {
+				return err
+			}
+			cfg.Log = a.log
+			if decisionsPath != "" {
+				f, err := os.OpenFile(decisionsPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+				if err != nil {
+					return fmt.Errorf("--decisions: %w", err)
+				}
+				defer f.Close()
+				cfg.Decisions = f
+			}
+			if cmd.Flags().Changed("db") || os.Getenv("FAULTLINE_DB") != "" {
+				st, err := a.openStore(ctx)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				// A session's run is stored again as it grows; one that
+				// starts over after an eviction or a restart stores fewer
+				// steps under the same id, which is the run now.
+				st.ReplaceFewerSteps(func(f ingest.FewerSteps) {
+					a.log.Info("guard run replaced by a shorter one", "trace", f.ID, "stored", f.Stored, "steps", f.Incoming)
+				})
+				cfg.Store = st
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return err
+			}
+			if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+				a.log.Warn("listening beyond loopback: anyone who reaches this address can use the upstream with the credentials they send", "addr", ln.Addr().String())
+			}
+			p := guardproxy.New(cfg)
+			fmt.Fprintf(a.stderr, "listening on http://%s, guarding %s for %s with policy %s (Ctrl-C stops)\n", ln.Addr(), guardproxy.ChatPath, u.Redacted(), cfg.Policy.Name)
+			err = p.Serve(ctx, ln)
+			writeGuardStats(a.stderr, p.Stats())
+			return err
+		},
 	}
 	cmd.PersistentFlags().StringVar(&policyPath, "policy", "", "guard policy `FILE` (YAML); default: the built-in policy, observe only")
+	f := cmd.Flags()
+	f.StringVar(&upstream, "upstream", "", "the model's API to stand in front of, as a `URL` (request paths are appended to it)")
+	f.StringVar(&listen, "listen", "127.0.0.1:8089", "address to listen on, as `HOST:PORT`")
+	f.DurationVar(&cfg.Timeout, "upstream-timeout", guardproxy.DefaultTimeout, "longest exchange with the upstream, streams included: 504 beyond")
+	f.StringVar(&decisionsPath, "decisions", "", "append every decision to `FILE` as a JSON line")
 	cmd.AddCommand(a.guardReplayCommand(&policyPath))
 	return cmd
+}
+
+// writeGuardStats says what the proxy did, as it stops.
+func writeGuardStats(w io.Writer, s guardproxy.Stats) {
+	decisions := 0
+	for _, byAction := range s.Decisions {
+		for _, n := range byAction {
+			decisions += int(n)
+		}
+	}
+	fmt.Fprintf(w, "guarded %d requests: %d decisions, %d sessions open at the end, %d evicted, %d passed unguarded and %d refused when the guard failed\n",
+		s.Requests, decisions, s.OpenSessions, s.Evicted, s.FailOpen, s.FailClosed)
 }
