@@ -11,10 +11,12 @@
 # The server keeps PostgreSQL's default durability (PG_DURABLE=true; SQLite
 # runs with synchronous=NORMAL in WAL mode), unless FAULTLINE_TEST_POSTGRES
 # names one. COHORT_DB reuses a SQLite cohort (TRACES is then its size),
-# upgraded to this tree's schema first.
+# upgraded to this tree's schema first. INGEST_ONLY=true stops after the
+# ingests, for repeating them on a busy machine.
 #
 #   bench/postgres.sh
 #   TRACES=100000 COHORT_DB=/var/tmp/cohort-100k.db bench/postgres.sh
+#   INGEST_ONLY=true bench/postgres.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${SIZE_MB:-200}
@@ -50,12 +52,21 @@ mb=$(du -sb "$work/rollouts" | awk '{printf "%.1f", $1 / 1e6}')
 echo "ingest: $mb MB in $i files, copies of $(basename "$largest")"
 
 # ingest SIDE DB: one ingest into a new store, and its figures.
+# The server's CPU time is its backends', which the postmaster has reaped
+# (children's user and system time in /proc/PID/stat) once the client is
+# gone: on a busy machine it varies less than the wall time.
 ingest() {
-  local side=$1 db=$2 server_rss=""
+  local side=$1 db=$2 server_rss="" postmaster="" reaped=0
+  if [ "$side" = postgresql ] && [ -f "$work/pg/data/postmaster.pid" ]; then
+    postmaster=$(head -1 "$work/pg/data/postmaster.pid")
+    reaped=$(awk '{print $16 + $17}' "/proc/$postmaster/stat")
+  fi
   /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$work/faultline" --db "$db" --quiet ingest "$work/rollouts" >/dev/null
   read -r wall user sys rss <"$work/time"
-  if [ "$side" = postgresql ] && [ -f "$work/pg/data/postmaster.pid" ]; then
-    server_rss=$(ps -o rss= --ppid "$(head -1 "$work/pg/data/postmaster.pid")" | awk '{s += $1} END {printf "  server processes %.0f MB (sum of RSS)", s / 1024}')
+  if [ -n "$postmaster" ]; then
+    sleep 0.5 # for the backends to exit
+    server_rss=$(ps -o rss= --ppid "$postmaster" | awk '{s += $1} END {printf "  server processes %.0f MB (sum of RSS)", s / 1024}')
+    server_rss+=$(awk -v from="$reaped" -v tck="$(getconf CLK_TCK)" '{printf ", %.1f s CPU", ($16 + $17 - from) / tck}' "/proc/$postmaster/stat")
   fi
   awk -v side="$side" -v mb="$mb" -v wall="$wall" -v cpu="$(echo "$user + $sys" | bc)" -v rss="$rss" -v srv="$server_rss" 'BEGIN {
     printf "ingest  %-10s %6.1f s wall  %6.1f s client CPU  %6.1f MB/s  client peak RSS %6.1f MB%s\n", side, wall, cpu, mb / wall, rss / 1024, srv }'
@@ -63,6 +74,7 @@ ingest() {
 ingest sqlite "$work/ingest.db"
 psql_do "CREATE DATABASE bench_ingest"
 ingest postgresql "$(on_db bench_ingest)"
+[ "${INGEST_ONLY:-}" = true ] && exit 0
 
 cohort=${COHORT_DB:-$work/cohort.db}
 if [ ! -e "$cohort" ]; then

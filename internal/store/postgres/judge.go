@@ -64,7 +64,7 @@ func (s *Store) eachJudgeRecord(ctx context.Context, query string, a args, fn fu
 // stores r, in one transaction: an interrupted run leaves either the whole
 // judgement or none of it.
 func (s *Store) PutJudgement(ctx context.Context, r store.JudgeRecord, findings []trace.Finding) error {
-	return s.write(ctx, false, func(tx *sql.Tx) error { return putJudgement(ctx, tx, r, findings) })
+	return s.write(ctx, false, func(tx *sql.Tx, _ *sql.Conn) error { return putJudgement(ctx, tx, r, findings) })
 }
 
 // putJudgement is PutJudgement in the caller's transaction (see

@@ -3,10 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/faultline/faultline/internal/store"
@@ -47,8 +48,13 @@ func words(text string) []string {
 	return out
 }
 
-// fold lower-cases a word and removes its accents.
+// fold lower-cases a word and removes its accents. Most words of a trace
+// are ASCII, which has no accents to remove: those skip the decomposition,
+// the writer's costliest step.
 func fold(w string) string {
+	if ascii(w) {
+		return strings.ToLower(w)
+	}
 	var b strings.Builder
 	for _, r := range norm.NFD.String(w) {
 		if !unicode.Is(unicode.Mn, r) {
@@ -58,10 +64,20 @@ func fold(w string) string {
 	return b.String()
 }
 
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // tsvector limits: positions above 16383 are clamped, a lexeme has at most
-// 2046 bytes and 255 positions, and a vector about a megabyte. A longer
-// step is searchable by the words that fit; a phrase past the limits may
-// match where it does not occur.
+// 2046 bytes and 255 positions, and a vector's lexemes and positions
+// together less than a megabyte. A longer step is searchable by the words
+// that fit (those in the first half megabyte); a phrase past the limits
+// may match where it does not occur.
 const (
 	maxPosition  = 16383
 	maxPositions = 255
@@ -69,10 +85,12 @@ const (
 	maxVector    = 1 << 19
 )
 
-// searchVector is the tsvector literal of a step's columns: each word at
-// its position, the columns a position apart so that no phrase spans two.
-func searchVector(columns ...string) string {
-	positions := map[string][]int{}
+// searchVector is the tsvector of a step's columns: each word at its
+// position, the columns a position apart so that no phrase spans two. It
+// goes to the server in tsvector's binary form, which the server takes as
+// it is, where the text form is parsed again, quotes and all.
+func searchVector(columns ...string) pgtype.TSVector {
+	positions := map[string][]pgtype.TSVectorPosition{}
 	var order []string
 	pos := 1
 	for _, col := range columns {
@@ -81,33 +99,29 @@ func searchVector(columns ...string) string {
 				pos++
 				continue
 			}
-			if _, ok := positions[w]; !ok {
+			p, ok := positions[w]
+			if !ok {
 				order = append(order, w)
 			}
-			if p := positions[w]; len(p) < maxPositions && (len(p) == 0 || p[len(p)-1] != min(pos, maxPosition)) {
-				positions[w] = append(p, min(pos, maxPosition))
+			at := pgtype.TSVectorPosition{Position: uint16(min(pos, maxPosition))}
+			if len(p) < maxPositions && (len(p) == 0 || p[len(p)-1] != at) {
+				positions[w] = append(p, at)
 			}
 			pos++
 		}
 		pos++
 	}
-	var b strings.Builder
+	v := pgtype.TSVector{Lexemes: make([]pgtype.TSVectorLexeme, 0, len(order)), Valid: true}
+	size := 0
 	for _, w := range order {
-		if b.Len() > maxVector {
+		if size > maxVector {
 			break
 		}
-		b.WriteString(quoteLexeme(w))
-		for i, p := range positions[w] {
-			if i == 0 {
-				b.WriteByte(':')
-			} else {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(p))
-		}
-		b.WriteByte(' ')
+		p := positions[w]
+		v.Lexemes = append(v.Lexemes, pgtype.TSVectorLexeme{Word: w, Positions: p})
+		size += len(w) + 3 + 2*len(p) // the word, its NUL, its count of positions and each position
 	}
-	return b.String()
+	return v
 }
 
 // lexemeQuoting escapes a word for a tsvector or tsquery literal.

@@ -88,7 +88,7 @@ func connect(ctx context.Context, dsn string, readOnly bool) (*sql.DB, string, e
 	if readOnly {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
-	db := stdlib.OpenDB(*cfg)
+	db := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(preferLZ4))
 	// A few connections per process: a team's processes share the
 	// server's (a hundred by default); a command's queries at once beyond
 	// them (serve's concurrent requests) wait for one.
@@ -99,6 +99,23 @@ func connect(ctx context.Context, dsn string, readOnly bool) (*sql.DB, string, e
 		return nil, "", &connectError{msg: fmt.Sprintf("connecting to %s: %s", where, hidePassword(cause(err), cfg.Password)), err: err}
 	}
 	return db, where, nil
+}
+
+// preferLZ4 has the connection compress the long values it stores (a
+// step's text and arguments, its search vector) with lz4 rather than the
+// server's default, pglz, where the server has lz4 (PostgreSQL 14 and
+// later, when built with it). Compressing with pglz took over a third of
+// the server's CPU time in an ingest of 200 MB of rollouts; with lz4 the
+// server's time went from 3.1 to 2.1 s and the database from 48 to 42 MB.
+// Values already stored keep their compression; a server without lz4
+// keeps pglz.
+func preferLZ4(ctx context.Context, conn *pgx.Conn) error {
+	_, err := conn.Exec(ctx, `SELECT set_config('default_toast_compression', 'lz4', false) FROM pg_settings
+		WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`)
+	if err != nil {
+		return fmt.Errorf("choosing lz4 compression: %w", err)
+	}
+	return nil
 }
 
 // connectError is a failure to connect, said in one line, that still
