@@ -281,7 +281,7 @@ func agree(sx, rx *Labels, opt AgreementOptions) *Agreement {
 	// The traces both sides label, in id order: rows of each side.
 	var both [][2]int32
 	for _, s := range sx.sortedRows() {
-		if r, ok := rx.rows[sx.ids[s]]; ok {
+		if r, ok := rx.rowOf(sx.ids[s]); ok {
 			both = append(both, [2]int32{s, r})
 		}
 	}
@@ -679,12 +679,22 @@ type labelReader struct {
 	selected  []string
 	detectors bool // whether the source takes in the detectors
 	version   string
-	modes     []string // the detectors' modes
-	matched   map[string]bool
-	known     map[string]bool // whether a mode, as stored, is MAST or a system code
-	covered   int
-	trace     []labels.ModeLabel // the labels of the trace being read
-	x         *Labels
+	modes     []string        // the detectors' modes
+	matched   map[string]bool // whether a source, as stored, is one selected
+	// cols is the column in x of a mode as stored, -1 for one neither MAST
+	// nor a system code; modeCols those of the detectors' modes, once
+	// needed.
+	cols     map[string]int32
+	modeCols []int32
+	covered  int
+	x        *Labels
+	// The trace being read: whether each of its sources is selected, its
+	// labels, their columns, and by column 1 + the index of its label
+	// there (0 for none), so that a verdict finds its label at once.
+	selectedHere []bool
+	trace        []labels.ModeLabel
+	traceCols    []int32
+	at           []int32
 }
 
 // newLabelReader starts reading source on about traces traces.
@@ -696,61 +706,108 @@ func newLabelReader(source string, traces int) *labelReader {
 		version:   detect.Version(detect.All),
 		modes:     detectorModes(),
 		matched:   map[string]bool{},
-		known:     map[string]bool{},
-		// Sized for a verdict on every mode of every trace, what a judge
-		// or a labeller gives: on a large store, growing it step by step
-		// costs more than reading the findings.
-		x: newLabels(source, traces*len(taxonomy.MAST.Modes)),
+		cols:      map[string]int32{},
+		// Sized for every trace, which a judge or a labeller labels: on a
+		// large store, growing the table step by step costs more than
+		// reading the findings.
+		x: newLabels(source, traces),
 	}
 }
 
 // add takes in what one trace holds.
 func (r *labelReader) add(t store.TraceVerdicts) {
+	r.selectedHere = r.selectedHere[:0]
 	for _, src := range t.Sources {
-		r.matched[src] = r.matched[src] || store.MatchSource(src, r.selected)
+		ok, seen := r.matched[src]
+		if !seen {
+			ok = store.MatchSource(src, r.selected)
+			r.matched[src] = ok
+		}
+		r.selectedHere = append(r.selectedHere, ok)
 	}
 	cover := r.detectors && t.DetectedWith == r.version
 	if cover {
 		r.covered++
 	}
-	// The trace's labels: a few, found by a look along them.
-	r.trace = r.trace[:0]
-	put := func(mode string, v trace.Verdict, steps []int, implied bool) {
-		i := slices.IndexFunc(r.trace, func(l labels.ModeLabel) bool { return l.Mode == mode })
-		if i < 0 {
-			i = len(r.trace)
-			r.trace = append(r.trace, labels.ModeLabel{Trace: t.Trace, Mode: mode, Verdict: v, Implied: implied})
-		}
-		l := &r.trace[i]
-		l.Verdict = combine(l.Verdict, v)
-		if v == trace.Present {
-			l.Steps = append(l.Steps, steps...)
-		}
-	}
+	r.trace, r.traceCols = r.trace[:0], r.traceCols[:0]
 	for _, v := range t.Verdicts {
-		if !store.MatchSource(v.Source, r.selected) {
+		if !r.selects(t.Sources, v.Source) {
 			continue
 		}
-		ok, seen := r.known[v.Mode]
+		col, seen := r.cols[v.Mode]
 		if !seen {
-			_, _, ok = taxonomy.Lookup(v.Mode)
-			r.known[v.Mode] = ok
+			col = -1
+			if _, _, ok := taxonomy.Lookup(v.Mode); ok {
+				col = r.x.addColumn(v.Mode)
+			}
+			r.cols[v.Mode] = col
 		}
-		if ok && (v.Source != detect.Source || cover) {
-			put(v.Mode, v.Verdict, v.Steps, false)
+		if col >= 0 && (v.Source != detect.Source || cover) {
+			r.put(t.Trace, col, v.Mode, v.Verdict, v.Steps, false)
 		}
 	}
 	if cover {
-		for _, m := range r.modes {
-			if !slices.ContainsFunc(r.trace, func(l labels.ModeLabel) bool { return l.Mode == m }) {
-				put(m, trace.Absent, nil, true)
+		if r.modeCols == nil {
+			for _, m := range r.modes {
+				r.modeCols = append(r.modeCols, r.x.addColumn(m))
+			}
+		}
+		for i, col := range r.modeCols {
+			if r.label(col) < 0 {
+				r.put(t.Trace, col, r.modes[i], trace.Absent, nil, true)
 			}
 		}
 	}
-	for _, l := range r.trace {
+	if len(r.trace) == 0 {
+		return
+	}
+	row := r.x.row(t.Trace)
+	for i, l := range r.trace {
 		slices.Sort(l.Steps)
 		l.Steps = slices.Compact(l.Steps)
-		r.x.add(l)
+		r.x.addAt(row, r.traceCols[i], l)
+		r.at[r.traceCols[i]] = 0
+	}
+}
+
+// selects says whether a verdict's source, one of the trace's sources, is
+// one the reader selects.
+func (r *labelReader) selects(sources []string, src string) bool {
+	for i, s := range sources {
+		if s == src {
+			return r.selectedHere[i]
+		}
+	}
+	return store.MatchSource(src, r.selected)
+}
+
+// label is the index among the trace's labels of the one in a column, -1
+// for none.
+func (r *labelReader) label(col int32) int {
+	if int(col) >= len(r.at) {
+		return -1
+	}
+	return int(r.at[col]) - 1
+}
+
+// put adds a verdict on a mode to the trace's labels: a mode several
+// verdicts decide takes their combination, and the steps of those that
+// say present.
+func (r *labelReader) put(id string, col int32, mode string, v trace.Verdict, steps []int, implied bool) {
+	i := r.label(col)
+	if i < 0 {
+		for int(col) >= len(r.at) {
+			r.at = append(r.at, 0)
+		}
+		i = len(r.trace)
+		r.trace = append(r.trace, labels.ModeLabel{Trace: id, Mode: mode, Verdict: v, Implied: implied})
+		r.traceCols = append(r.traceCols, col)
+		r.at[col] = int32(i) + 1
+	}
+	l := &r.trace[i]
+	l.Verdict = combine(l.Verdict, v)
+	if v == trace.Present {
+		l.Steps = append(l.Steps, steps...)
 	}
 }
 

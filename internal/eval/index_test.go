@@ -9,39 +9,58 @@ import (
 )
 
 func TestIndex(t *testing.T) {
-	set := &labels.Set{Name: "human:a", Detail: "by hand", Sources: []string{"human:a"}, Labels: []labels.ModeLabel{
-		{Trace: "t2", Mode: "FM-1.3", Verdict: trace.Present, Steps: []int{4, 9}},
-		{Trace: "t2", Mode: "FM-3.3", Verdict: trace.Unsure},
-		{Trace: "t1", Mode: "FM-1.3", Verdict: trace.Absent, Implied: true},
-		// A repeated pair: the last one counts.
-		{Trace: "t2", Mode: "FM-1.3", Verdict: trace.Absent},
-	}}
-	x := Index(set)
-	wantSide := Side{Name: "human:a", Detail: "by hand", Sources: []string{"human:a"}, Traces: 2, Decided: 3, Implied: 1, Unsure: 1}
-	if got := x.Describe(); !reflect.DeepEqual(got, wantSide) {
-		t.Errorf("Describe() = %+v, want %+v", got, wantSide)
+	present := func(id, mode string, steps ...int) labels.ModeLabel {
+		return labels.ModeLabel{Trace: id, Mode: mode, Verdict: trace.Present, Steps: steps}
+	}
+	other := func(id, mode string, v trace.Verdict, implied bool) labels.ModeLabel {
+		return labels.ModeLabel{Trace: id, Mode: mode, Verdict: v, Implied: implied}
 	}
 	tests := []struct {
-		trace, mode string
-		want        labels.ModeLabel
+		name string
+		in   []labels.ModeLabel
+		// want lists the labels again, trace by trace in the order of
+		// their first label, modes in the order of theirs.
+		want []labels.ModeLabel
+		side Side
 	}{
-		{"t2", "FM-1.3", labels.ModeLabel{Trace: "t2", Mode: "FM-1.3", Verdict: trace.Absent}},
-		{"t2", "FM-3.3", labels.ModeLabel{Trace: "t2", Mode: "FM-3.3", Verdict: trace.Unsure}},
-		{"t1", "FM-1.3", labels.ModeLabel{Trace: "t1", Mode: "FM-1.3", Verdict: trace.Absent, Implied: true}},
-		{"t1", "FM-3.3", labels.ModeLabel{}},
-		{"t1", "FM-2.1", labels.ModeLabel{}},
-		{"t3", "FM-1.3", labels.ModeLabel{}},
+		{
+			name: "traces in id order, a mode first seen on a later trace",
+			in: []labels.ModeLabel{present("t1", "FM-1.3", 4, 9), other("t1", "FM-3.3", trace.Unsure, false),
+				other("t2", "FM-1.3", trace.Absent, true), present("t3", "FM-2.1", 1), other("t3", "FM-1.3", trace.Absent, false)},
+			want: []labels.ModeLabel{present("t1", "FM-1.3", 4, 9), other("t1", "FM-3.3", trace.Unsure, false),
+				other("t2", "FM-1.3", trace.Absent, true), other("t3", "FM-1.3", trace.Absent, false), present("t3", "FM-2.1", 1)},
+			side: Side{Traces: 3, Decided: 4, Implied: 1, Unsure: 1},
+		},
+		{
+			name: "traces out of order, a pair repeated: the last one counts",
+			in: []labels.ModeLabel{present("t2", "FM-1.3", 4, 9), other("t1", "FM-1.3", trace.Absent, false),
+				other("t2", "FM-1.3", trace.Absent, false), present("t1", "FM-3.3", 2)},
+			want: []labels.ModeLabel{other("t2", "FM-1.3", trace.Absent, false), other("t1", "FM-1.3", trace.Absent, false), present("t1", "FM-3.3", 2)},
+			side: Side{Traces: 2, Decided: 4},
+		},
+		{name: "none", side: Side{}},
 	}
 	for _, tc := range tests {
-		if got := x.get(tc.trace, tc.mode); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("get(%s, %s) = %+v, want %+v", tc.trace, tc.mode, got, tc.want)
-		}
-	}
-	// The set listed again holds every label, steps and all.
-	if got := x.Set(); !reflect.DeepEqual(got, set) {
-		t.Errorf("Set() = %+v, want %+v", got, set)
-	}
-	if got := Index(&labels.Set{Name: "none"}).Describe(); got.Sources == nil || got.Traces != 0 {
-		t.Errorf("empty: %+v (sources must be [] in JSON)", got)
+		t.Run(tc.name, func(t *testing.T) {
+			set := &labels.Set{Name: "human:a", Detail: "by hand", Sources: []string{"human:a"}, Labels: tc.in}
+			x := Index(set)
+			tc.side.Name, tc.side.Detail, tc.side.Sources = set.Name, set.Detail, set.Sources
+			if got := x.Describe(); !reflect.DeepEqual(got, tc.side) {
+				t.Errorf("Describe() = %+v, want %+v", got, tc.side)
+			}
+			for _, l := range tc.want {
+				if got := x.get(l.Trace, l.Mode); !reflect.DeepEqual(got, l) {
+					t.Errorf("get(%s, %s) = %+v, want %+v", l.Trace, l.Mode, got, l)
+				}
+			}
+			for _, missing := range [][2]string{{"t2", "FM-3.3"}, {"t1", "FM-1.1"}, {"t9", "FM-1.3"}} {
+				if got := x.get(missing[0], missing[1]); !reflect.DeepEqual(got, labels.ModeLabel{}) {
+					t.Errorf("get(%s, %s) = %+v, want none", missing[0], missing[1], got)
+				}
+			}
+			if got := x.Set(); !reflect.DeepEqual(got.Labels, tc.want) || got.Name != set.Name || got.Detail != set.Detail {
+				t.Errorf("Set() = %+v, want labels %+v", got, tc.want)
+			}
+		})
 	}
 }

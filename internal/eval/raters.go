@@ -202,7 +202,7 @@ func conflicts(sx, rx *Labels) []Conflict {
 	refRow := make([]int32, len(sx.ids))
 	for i, id := range sx.ids {
 		refRow[i] = -1
-		if r, ok := rx.rows[id]; ok {
+		if r, ok := rx.rowOf(id); ok {
 			refRow[i] = r
 		}
 	}
