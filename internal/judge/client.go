@@ -87,7 +87,8 @@ type ClientOptions struct {
 	// attempts (with jitter) when the endpoint gives no Retry-After.
 	MinBackoff, MaxBackoff time.Duration
 	// MaxRetryAfter is the longest Retry-After honoured; an endpoint asking
-	// for a longer pause (a spent quota) fails the call instead.
+	// for a longer pause (a spent quota) fails the call instead. 0 is
+	// DefaultClientOptions' (see there).
 	MaxRetryAfter time.Duration
 	// Conns is how many connections are kept open to the endpoint; set it to
 	// the concurrency so that parallel calls do not reconnect.
@@ -95,7 +96,11 @@ type ClientOptions struct {
 	Log   *slog.Logger
 }
 
-// DefaultClientOptions are sensible for hosted endpoints.
+// DefaultClientOptions are sensible for hosted endpoints. Their
+// MaxRetryAfter, five minutes, waits out any per-minute limit (OpenAI's
+// and most others' Retry-After is seconds) and a short overload; a longer
+// pause is a daily quota or an outage, which a run should report rather
+// than sit through looking hung.
 var DefaultClientOptions = ClientOptions{
 	BaseURL:       "https://api.openai.com/v1",
 	Format:        FormatSchema,
@@ -118,13 +123,20 @@ type OpenAI struct {
 
 	mu     sync.Mutex
 	format Format // lowered for the whole run when the endpoint rejects it
+
+	// sleep pauses between attempts, returning early with ctx's error when
+	// ctx ends; tests replace it to see the pauses without taking them.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // NewOpenAI returns a client.
 func NewOpenAI(opt ClientOptions) *OpenAI {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = max(opt.Conns, 2)
-	c := &OpenAI{url: chatURL(opt.BaseURL), opt: opt, http: &http.Client{Transport: transport}, format: opt.Format, log: opt.Log}
+	if opt.MaxRetryAfter <= 0 {
+		opt.MaxRetryAfter = DefaultClientOptions.MaxRetryAfter
+	}
+	c := &OpenAI{url: chatURL(opt.BaseURL), opt: opt, http: &http.Client{Transport: transport}, format: opt.Format, log: opt.Log, sleep: sleep}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -175,6 +187,9 @@ func (c *OpenAI) lower(rejected Format) bool {
 type StatusError struct {
 	Status  int
 	Message string // the endpoint's message, API key removed
+	// RetryAfter is the pause the endpoint asked for (its Retry-After
+	// header), 0 when it asked for none.
+	RetryAfter time.Duration
 }
 
 func (e *StatusError) Error() string {
@@ -226,7 +241,7 @@ func (c *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 			}
 		}
 		format := c.Format()
-		resp, retryAfter, err := c.attempt(ctx, req, format)
+		resp, err := c.attempt(ctx, req, format)
 		if err == nil {
 			return resp, nil
 		}
@@ -244,15 +259,17 @@ func (c *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 			}
 			return nil, err
 		}
-		if c.opt.MaxRetryAfter > 0 && retryAfter > c.opt.MaxRetryAfter {
+		var retryAfter time.Duration
+		if isStatus {
+			retryAfter = se.RetryAfter
+		}
+		if retryAfter > c.opt.MaxRetryAfter {
 			return nil, fmt.Errorf("the endpoint asks to wait %s before calling again, longer than %s: %w", retryAfter, c.opt.MaxRetryAfter, err)
 		}
 		wait := c.backoff(attempt, retryAfter)
 		c.log.Warn("judge call failed; retrying", "attempt", attempt+1, "wait", wait.Round(time.Millisecond), "err", err)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
+		if err := c.sleep(ctx, wait); err != nil {
+			return nil, err
 		}
 		attempt++
 	}
@@ -270,6 +287,18 @@ func (c *OpenAI) backoff(attempt int, retryAfter time.Duration) time.Duration {
 		d = c.opt.MaxBackoff
 	}
 	return d/2 + jitter(d/2)
+}
+
+// sleep waits d, or until ctx ends, when it returns ctx's error.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 func jitter(d time.Duration) time.Duration {
@@ -304,9 +333,8 @@ type chatResponse struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// attempt makes one HTTP call. It returns the pause the endpoint asked for
-// (Retry-After) along with its error.
-func (c *OpenAI) attempt(ctx context.Context, req Request, format Format) (*Response, time.Duration, error) {
+// attempt makes one HTTP call.
+func (c *OpenAI) attempt(ctx context.Context, req Request, format Format) (*Response, error) {
 	body := chatRequest{Model: req.Model, Messages: req.Messages, Temperature: req.Temperature, Seed: req.Seed, MaxTokens: req.MaxTokens}
 	switch format {
 	case FormatSchema:
@@ -316,7 +344,7 @@ func (c *OpenAI) attempt(ctx context.Context, req Request, format Format) (*Resp
 	}
 	payload, err := json.Marshal(body)
 	if err != nil {
-		return nil, 0, fmt.Errorf("encoding the request: %w", err)
+		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
 	actx := ctx
 	if c.opt.Timeout > 0 {
@@ -326,7 +354,7 @@ func (c *OpenAI) attempt(ctx context.Context, req Request, format Format) (*Resp
 	}
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(payload))
 	if err != nil {
-		return nil, 0, fmt.Errorf("request to %s: %w", c.url, err)
+		return nil, fmt.Errorf("request to %s: %w", c.url, err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	if c.opt.APIKey != "" {
@@ -335,27 +363,27 @@ func (c *OpenAI) attempt(ctx context.Context, req Request, format Format) (*Resp
 	start := time.Now()
 	hresp, err := c.http.Do(hreq)
 	if err != nil {
-		return nil, 0, c.transportError(ctx, actx, err)
+		return nil, c.transportError(ctx, actx, err)
 	}
 	defer hresp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(hresp.Body, 64<<20))
 	if err != nil {
-		return nil, 0, c.transportError(ctx, actx, err)
+		return nil, c.transportError(ctx, actx, err)
 	}
 	c.log.Debug("judge call", "url", c.url, "status", hresp.StatusCode, "format", format, "took", time.Since(start).Round(time.Millisecond), "bytes", len(raw))
 	if hresp.StatusCode != http.StatusOK {
-		return nil, parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now()), &StatusError{Status: hresp.StatusCode, Message: c.redact(errorMessage(raw))}
+		return nil, &StatusError{Status: hresp.StatusCode, Message: c.redact(errorMessage(raw)), RetryAfter: parseRetryAfter(hresp.Header, time.Now())}
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil {
-		return nil, 0, fmt.Errorf("endpoint answered 200 with a body that is not a chat completion: %v", err)
+		return nil, fmt.Errorf("endpoint answered 200 with a body that is not a chat completion: %v", err)
 	}
 	if len(cr.Error) > 0 && string(cr.Error) != "null" {
 		// Some servers report failures inside a 200; treat them as a server error.
-		return nil, 0, &StatusError{Status: http.StatusBadGateway, Message: c.redact(errorMessage(raw))}
+		return nil, &StatusError{Status: http.StatusBadGateway, Message: c.redact(errorMessage(raw))}
 	}
 	if len(cr.Choices) == 0 {
-		return nil, 0, errors.New("endpoint answered 200 without any choice")
+		return nil, errors.New("endpoint answered 200 without any choice")
 	}
 	ch := cr.Choices[0]
 	out := &Response{FinishReason: ch.FinishReason}
@@ -368,7 +396,7 @@ func (c *OpenAI) attempt(ctx context.Context, req Request, format Format) (*Resp
 	if cr.Usage != nil {
 		out.InputTokens, out.OutputTokens = cr.Usage.PromptTokens, cr.Usage.CompletionTokens
 	}
-	return out, 0, nil
+	return out, nil
 }
 
 // transportError words a failure to get an answer at all, telling an
@@ -416,21 +444,39 @@ func (c *OpenAI) redact(s string) string {
 	return strings.ReplaceAll(s, c.opt.APIKey, "[redacted]")
 }
 
-// parseRetryAfter reads a Retry-After header: seconds (whole or, as some
-// servers send, fractional) or an HTTP date. It returns 0 when absent.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
+// parseRetryAfter reads a response's Retry-After header: seconds (whole or, as
+// some servers send, fractional) or an HTTP date. A date is taken from the
+// response's own Date, when it has one, rather than this machine's clock
+// (now), so that a clock minutes apart from the endpoint's neither skips
+// the pause nor makes it minutes longer. It returns 0 when there is no
+// pause to take, and at most retryAfterCeiling, which is longer than any cap.
+func parseRetryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 {
+		switch {
+		case !(secs > 0): // also NaN
 			return 0
+		case secs >= retryAfterCeiling.Seconds():
+			return retryAfterCeiling
 		}
 		return time.Duration(secs * float64(time.Second))
 	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0
 	}
-	return 0
+	if date, err := http.ParseTime(h.Get("Date")); err == nil {
+		now = date
+	}
+	if !at.After(now) {
+		return 0
+	}
+	return min(at.Sub(now), retryAfterCeiling)
 }
+
+// retryAfterCeiling bounds a Retry-After as read, so that an absurd one (10^30
+// seconds) stays a duration longer than any cap rather than overflowing.
+const retryAfterCeiling = 1000 * 24 * time.Hour

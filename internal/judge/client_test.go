@@ -20,12 +20,6 @@ func TestClientRetriesThenSucceeds(t *testing.T) {
 		calls   int
 		minWait time.Duration
 	}{
-		{"429 with Retry-After", func(c judgetest.Call) judgetest.Reply {
-			if c.N == 1 {
-				return judgetest.Reply{Status: 429, Header: map[string]string{"Retry-After": "1"}, Body: `{"error":{"message":"slow down"}}`}
-			}
-			return judgetest.Reply{Content: "ok"}
-		}, 2, time.Second},
 		{"500s", func(c judgetest.Call) judgetest.Reply {
 			if c.N <= 2 {
 				return judgetest.Reply{Status: 500 + c.N, Body: "upstream trouble"}
@@ -189,20 +183,136 @@ func TestClientCancelled(t *testing.T) {
 	}
 }
 
+// TestClientHonoursRetryAfter: a 429 or 503 with Retry-After, in seconds
+// or as a date, is retried after the pause it asks for (plus at most a
+// tenth, the jitter), one without after the exponential backoff; a pause
+// past the cap fails the call at once. The pauses are recorded, not taken.
+func TestClientHonoursRetryAfter(t *testing.T) {
+	date := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name     string
+		status   int
+		header   map[string]string
+		calls    int
+		from, to time.Duration // the pause taken, when there is one
+		err      string
+	}{
+		{"429 seconds", 429, map[string]string{"Retry-After": "2"}, 2, 2 * time.Second, 2200 * time.Millisecond, ""},
+		{"503 seconds", 503, map[string]string{"Retry-After": "7"}, 2, 7 * time.Second, 7700 * time.Millisecond, ""},
+		{"429 fractional seconds", 429, map[string]string{"Retry-After": "0.5"}, 2, 500 * time.Millisecond, 550 * time.Millisecond, ""},
+		{"429 date, from the response's Date", 429, map[string]string{
+			"Date": date.Format(http.TimeFormat), "Retry-After": date.Add(30 * time.Second).Format(http.TimeFormat)}, 2, 30 * time.Second, 33 * time.Second, ""},
+		{"503 date already past", 503, map[string]string{
+			"Date": date.Format(http.TimeFormat), "Retry-After": date.Add(-time.Minute).Format(http.TimeFormat)}, 2, 0, 10 * time.Millisecond, ""},
+		{"429 without Retry-After: backoff", 429, nil, 2, 0, 10 * time.Millisecond, ""},
+		{"429 past the cap", 429, map[string]string{"Retry-After": "61"}, 1, 0, 0, "asks to wait 1m1s before calling again, longer than 1m0s"},
+		{"429 absurd", 429, map[string]string{"Retry-After": "1e30"}, 1, 0, 0, "longer than 1m0s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := judgetest.NewServer(func(c judgetest.Call) judgetest.Reply {
+				if c.N == 1 {
+					return judgetest.Reply{Status: tt.status, Header: tt.header, Body: `{"error":{"message":"slow down"}}`}
+				}
+				return judgetest.Reply{Content: "ok"}
+			})
+			defer srv.Close()
+			c := testClient(srv, func(o *ClientOptions) { o.MaxRetryAfter = time.Minute })
+			var pauses []time.Duration
+			c.sleep = func(_ context.Context, d time.Duration) error {
+				pauses = append(pauses, d)
+				return nil
+			}
+			resp, err := c.Complete(context.Background(), ask)
+			if n := len(srv.Calls()); n != tt.calls {
+				t.Errorf("%d calls, want %d", n, tt.calls)
+			}
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) || len(pauses) > 0 {
+					t.Fatalf("err %v after pauses %v, want %q at once", err, pauses, tt.err)
+				}
+				return
+			}
+			if err != nil || resp.Content != "ok" {
+				t.Fatalf("resp %+v, err %v", resp, err)
+			}
+			if len(pauses) != 1 || pauses[0] < tt.from || pauses[0] > tt.to {
+				t.Errorf("pauses %v, want one of %s to %s", pauses, tt.from, tt.to)
+			}
+		})
+	}
+}
+
+// TestClientRetryAfterCancelled: the caller's cancellation ends the pause
+// and the call, with no further attempt.
+func TestClientRetryAfterCancelled(t *testing.T) {
+	srv := judgetest.NewServer(func(judgetest.Call) judgetest.Reply {
+		return judgetest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: "slow down"}
+	})
+	defer srv.Close()
+	c := testClient(srv, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.sleep = func(ctx context.Context, d time.Duration) error {
+		cancel() // as an interrupt during the pause
+		return sleep(ctx, d)
+	}
+	if _, err := c.Complete(ctx, ask); !errors.Is(err, context.Canceled) || len(srv.Calls()) != 1 {
+		t.Errorf("err %v after %d calls, want context.Canceled after 1", err, len(srv.Calls()))
+	}
+}
+
+func TestSleep(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		d    time.Duration
+		want error
+	}{
+		{"elapsed", context.Background(), time.Millisecond, nil},
+		{"cancelled before an hour", cancelled, time.Hour, context.Canceled},
+	} {
+		if err := sleep(tc.ctx, tc.d); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
 func TestParseRetryAfter(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := map[string]time.Duration{
-		"":     0,
-		"7":    7 * time.Second,
-		"0.5":  500 * time.Millisecond,
-		"-3":   0,
-		"soon": 0,
-		now.Add(90 * time.Second).Format(http.TimeFormat): 90 * time.Second,
-		now.Add(-time.Hour).Format(http.TimeFormat):       0,
+	at := func(d time.Duration) string { return now.Add(d).Format(http.TimeFormat) }
+	tests := []struct {
+		retryAfter, date string
+		want             time.Duration
+	}{
+		{"", "", 0},
+		{"7", "", 7 * time.Second},
+		{" 7 ", "", 7 * time.Second},
+		{"0.5", "", 500 * time.Millisecond},
+		{"0", "", 0},
+		{"-3", "", 0},
+		{"NaN", "", 0},
+		{"1e30", "", retryAfterCeiling},
+		{"soon", "", 0},
+		{at(90 * time.Second), "", 90 * time.Second},
+		{at(-time.Hour), "", 0},
+		// The endpoint's clock is an hour behind this one: its Date, not
+		// this clock, says how far off its date is.
+		{at(-time.Hour + 90*time.Second), at(-time.Hour), 90 * time.Second},
+		{at(90 * time.Second), "not a date", 90 * time.Second},
+		{at(100_000 * time.Hour), "", retryAfterCeiling},
 	}
-	for in, want := range tests {
-		if got := parseRetryAfter(in, now); got != want {
-			t.Errorf("parseRetryAfter(%q) = %s, want %s", in, got, want)
+	for _, tt := range tests {
+		h := http.Header{}
+		if tt.retryAfter != "" {
+			h.Set("Retry-After", tt.retryAfter)
+		}
+		if tt.date != "" {
+			h.Set("Date", tt.date)
+		}
+		if got := parseRetryAfter(h, now); got != tt.want {
+			t.Errorf("Retry-After %q, Date %q: %s, want %s", tt.retryAfter, tt.date, got, tt.want)
 		}
 	}
 }

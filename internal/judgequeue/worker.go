@@ -71,6 +71,8 @@ type Worker struct {
 	opt    WorkerOptions
 	limit  sharedLimit
 	client *river.Client[*sql.Tx]
+	policy backoff
+	pauses pauses
 
 	mu      sync.Mutex
 	clients map[Endpoint]*judge.OpenAI
@@ -118,7 +120,8 @@ func NewWorker(ctx context.Context, st Store, opt WorkerOptions) (*Worker, error
 	if err := Setup(ctx, st.DB()); err != nil {
 		return nil, err
 	}
-	w := &Worker{st: st, opt: opt, limit: sharedLimit{st.DB()}, clients: map[Endpoint]*judge.OpenAI{}, toks: map[string]*judge.Tokenizer{}}
+	w := &Worker{st: st, opt: opt, limit: sharedLimit{st.DB()}, policy: backoff{min: opt.MinBackoff, max: opt.MaxBackoff},
+		clients: map[Endpoint]*judge.OpenAI{}, toks: map[string]*judge.Tokenizer{}}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &jobWorker{w: w}); err != nil {
 		return nil, fmt.Errorf("job queue worker: %w", err)
@@ -134,7 +137,7 @@ func NewWorker(ctx context.Context, st Store, opt WorkerOptions) (*Worker, error
 		// A slot freed by a finished job is filled after at most this
 		// pause (River's default, 100ms, is half a fast call).
 		FetchCooldown: min(max(opt.PollInterval/10, 10*time.Millisecond), opt.PollInterval),
-		RetryPolicy:   backoff{min: opt.MinBackoff, max: opt.MaxBackoff},
+		RetryPolicy:   w.policy,
 		// Finished jobs are what --status counts; keep them a month.
 		CompletedJobRetentionPeriod: 30 * 24 * time.Hour,
 		DiscardedJobRetentionPeriod: 30 * 24 * time.Hour,
@@ -205,7 +208,8 @@ func (w *Worker) waitEmpty(ctx context.Context) error {
 // client returns the worker's client of an endpoint, made once: its
 // connections and response-format fallback serve all the endpoint's jobs.
 // It makes one attempt per call: the queue retries the job instead, with
-// its backoff kept in the database.
+// its backoff kept in the database, after any pause the endpoint asked for
+// (see pauses).
 func (w *Worker) endpointClient(ep Endpoint) (*judge.OpenAI, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -264,6 +268,13 @@ type jobWorker struct {
 	w *Worker
 }
 
+// NextRetry is when a job whose attempt failed is tried again: River's
+// retry policy's time, or later when the endpoint asked for a longer pause
+// (see pauses).
+func (j *jobWorker) NextRetry(job *river.Job[Args]) time.Time {
+	return j.w.pauses.nextRetry(job.JobRow, j.w.policy, time.Now())
+}
+
 // errSuperseded: the job was taken from this worker (it ran past the
 // rescue time) and given to another, whose judgement counts.
 var errSuperseded = errors.New("the job was handed to another worker meanwhile; its judgement is not stored")
@@ -305,6 +316,7 @@ func (j *jobWorker) Work(ctx context.Context, job *river.Job[Args]) error {
 	case runErr != nil && !last:
 		// Past the job's time limit, or what stops an in-process run (a
 		// refusing endpoint, a database error): another attempt may do.
+		w.pauses.note(job.ID, be.lastErr)
 		return fmt.Errorf("judging trace %s: %w", a.Trace, runErr)
 	case runErr != nil:
 		// The last attempt failed too: record the failure on the trace.
@@ -316,6 +328,7 @@ func (j *jobWorker) Work(ctx context.Context, job *river.Job[Args]) error {
 		out.Status = StatusAlready
 	case rec.Status == judge.StatusFailed && Transient(be.lastErr) && !last:
 		log.Warn("judging failed; the job will be retried", "err", rec.Error)
+		w.pauses.note(job.ID, be.lastErr)
 		return fmt.Errorf("judging trace %s (attempt %d of %d): %s", a.Trace, job.Attempt, job.MaxAttempts, rec.Error)
 	}
 	if rec != nil {
