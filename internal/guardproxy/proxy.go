@@ -45,8 +45,8 @@ type Config struct {
 	// Timeout bounds each request's exchange with the upstream, streams
 	// included (DefaultTimeout when 0).
 	Timeout time.Duration
-	// Client calls the upstream (http.DefaultClient when nil); Timeout,
-	// not the client's own, bounds the call.
+	// Client calls the upstream (one keeping many idle connections when
+	// nil); Timeout, not the client's own, bounds the call.
 	Client *http.Client
 	Log    *slog.Logger
 	// Decisions, when set, receives every decision as a JSON line.
@@ -75,7 +75,12 @@ func New(cfg Config) *Proxy {
 		cfg.Timeout = DefaultTimeout
 	}
 	if cfg.Client == nil {
-		cfg.Client = http.DefaultClient
+		// Many agents share one upstream: more idle connections to it are
+		// kept than the default two, which at a few hundred requests a
+		// second would open a connection for most requests.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 256
+		cfg.Client = &http.Client{Transport: t}
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

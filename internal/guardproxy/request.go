@@ -9,12 +9,12 @@ import (
 	"github.com/faultline/faultline/trace"
 )
 
-// chatRequest is a chat completions request, kept field by field so that
-// what the proxy does not change reaches the upstream as the client wrote
-// it.
+// chatRequest is a chat completions request. Its body is kept as the
+// client wrote it: what the proxy does not change reaches the upstream
+// untouched, and a request it adds nothing to is not written again.
 type chatRequest struct {
-	fields   map[string]json.RawMessage
-	messages []json.RawMessage
+	raw      []byte
+	messages json.RawMessage
 	model    string
 	stream   bool
 	// steps are the messages as steps (see ingest.ChatSteps), seen their
@@ -25,46 +25,40 @@ type chatRequest struct {
 
 // parseRequest reads a chat completions request.
 func parseRequest(body []byte) (*chatRequest, error) {
-	c := &chatRequest{}
-	if err := json.Unmarshal(body, &c.fields); err != nil {
-		return nil, fmt.Errorf("the request body is not a JSON object: %w", err)
+	var head struct {
+		Messages json.RawMessage `json:"messages"`
+		Model    string          `json:"model"`
+		Stream   bool            `json:"stream"`
 	}
-	raw, ok := c.fields["messages"]
-	if !ok {
+	if err := json.Unmarshal(body, &head); err != nil {
+		return nil, fmt.Errorf("the request body is not a chat completions request: %w", err)
+	}
+	if len(head.Messages) == 0 {
 		return nil, errors.New("the request has no messages")
 	}
-	if err := json.Unmarshal(raw, &c.messages); err != nil {
-		return nil, fmt.Errorf("the request's messages are not a list: %w", err)
-	}
-	if m, ok := c.fields["model"]; ok {
-		if err := json.Unmarshal(m, &c.model); err != nil {
-			return nil, fmt.Errorf("the request's model is not a string: %w", err)
-		}
-	}
-	if s, ok := c.fields["stream"]; ok {
-		if err := json.Unmarshal(s, &c.stream); err != nil {
-			return nil, fmt.Errorf("the request's stream is not true or false: %w", err)
-		}
-	}
-	steps, err := ingest.ChatSteps(raw)
+	steps, err := ingest.ChatSteps(head.Messages)
 	if err != nil {
 		return nil, err
 	}
-	c.steps, c.seen = steps, fingerprints(steps)
-	return c, nil
+	return &chatRequest{raw: body, messages: head.Messages, model: head.Model, stream: head.Stream, steps: steps, seen: fingerprints(steps)}, nil
 }
 
-// body is the request with messages added after the client's.
+// body is the request with messages added after the client's, its other
+// fields as they were.
 func (c *chatRequest) body(extra ...json.RawMessage) ([]byte, error) {
-	fields := make(map[string]json.RawMessage, len(c.fields))
-	for k, v := range c.fields {
-		fields[k] = v
+	var fields map[string]json.RawMessage
+	var msgs []json.RawMessage
+	if err := json.Unmarshal(c.raw, &fields); err != nil {
+		return nil, fmt.Errorf("rewriting the request: %w", err)
 	}
-	msgs, err := json.Marshal(append(c.messages[:len(c.messages):len(c.messages)], extra...))
+	if err := json.Unmarshal(c.messages, &msgs); err != nil {
+		return nil, fmt.Errorf("rewriting the request's messages: %w", err)
+	}
+	all, err := json.Marshal(append(msgs, extra...))
 	if err != nil {
 		return nil, fmt.Errorf("adding to the request's messages: %w", err)
 	}
-	fields["messages"] = msgs
+	fields["messages"] = all
 	out, err := json.Marshal(fields)
 	if err != nil {
 		return nil, fmt.Errorf("writing the request: %w", err)
