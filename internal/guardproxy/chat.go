@@ -44,13 +44,14 @@ func (p *Proxy) chat(w http.ResponseWriter, r *http.Request) {
 		p.begin(e, req)
 	}
 	ds, err := p.observeHistory(e, req.steps[len(e.seen):])
+	// What the session holds now is the request's history, whatever
+	// becomes of the answer (a detector that failed did so after the steps
+	// were added).
+	e.seen = req.seen
 	if err != nil {
 		p.guardFailed(w, r, body, err)
 		return
 	}
-	// What the session holds now is the request's history, whatever
-	// becomes of the answer.
-	e.seen = req.seen
 	if d := e.ended(); d != nil {
 		annotate(w.Header(), ds)
 		refuse(w, d)
@@ -183,6 +184,11 @@ func (p *Proxy) complete(ctx context.Context, w http.ResponseWriter, r *http.Req
 		if err == nil {
 			more, err = p.observe(e, steps, a.tokens, finishing)
 		}
+		passed := err != nil || !gate(more) || asks == maxGateAsks
+		if passed {
+			// The client holds this answer now.
+			e.seen = append(e.seen, fingerprints(steps)...)
+		}
 		if err != nil {
 			p.answerUnguarded(w, a, ds, err)
 			return
@@ -193,8 +199,7 @@ func (p *Proxy) complete(ctx context.Context, w http.ResponseWriter, r *http.Req
 			refuse(w, d)
 			return
 		}
-		if !gate(more) || asks == maxGateAsks {
-			e.seen = append(e.seen, fingerprints(steps)...)
+		if passed {
 			pass(w, a, ds)
 			return
 		}

@@ -432,3 +432,16 @@ func TestGuardStoresRuns(t *testing.T) {
 		t.Errorf("decision log %q, want one line of rule loop", decisions.String())
 	}
 }
+
+func TestGuardStreamTimeoutMidway(t *testing.T) {
+	up := newUpstream(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, `{"choices": [{"index": 0, "delta": {"content": "looking"}}]}`)
+		<-r.Context().Done()
+	})
+	_, srv := startProxy(t, up.URL, Config{Policy: policy(), Timeout: 100 * time.Millisecond})
+	resp, body := post(t, srv.URL, request(true, "user", "go"))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "looking") || !strings.Contains(body, `"type":"upstream_timeout"`) {
+		t.Errorf("status %d, stream %q: want the first chunk, then a timeout error event", resp.StatusCode, body)
+	}
+}

@@ -68,6 +68,11 @@ func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Reque
 				_ = flush()
 			}
 			return
+		case errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil:
+			// Too late for a status: the client is told in the stream.
+			writeEvent(w, apiErrorBody{Type: "upstream_timeout", Message: fmt.Sprintf("upstream %s did not finish within %s", p.cfg.Upstream, p.cfg.Timeout)})
+			_ = flush()
+			return
 		case err != nil:
 			p.cfg.Log.Warn("upstream stream broke off", "upstream", p.cfg.Upstream.String(), "err", err)
 			return
@@ -84,6 +89,8 @@ func (p *Proxy) streamEnd(w io.Writer, e *entry, acc *accumulator) {
 	if err == nil {
 		ds, err = p.observe(e, steps, acc.tokens, finishing)
 	}
+	// The client holds this answer now.
+	e.seen = append(e.seen, fingerprints(steps)...)
 	if err != nil {
 		if !p.cfg.Policy.FailOpen {
 			p.stats.failClosed.Add(1)
@@ -95,7 +102,6 @@ func (p *Proxy) streamEnd(w io.Writer, e *entry, acc *accumulator) {
 		p.cfg.Log.Warn("guard failed over a streamed answer: passed on unguarded", "err", err)
 		return
 	}
-	e.seen = append(e.seen, fingerprints(steps)...)
 	for _, d := range ds {
 		if d.Action >= guard.Annotate {
 			fmt.Fprintf(w, ": faultline-guard %s\n\n", describe(d))
