@@ -12,6 +12,7 @@
 #
 #   bench/guard.sh
 #   RATES=500 DURATION=10s bench/guard.sh
+#   LOOPING=true bench/guard.sh    # agents that repeat one call: the detectors fire
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -19,4 +20,4 @@ trap 'rm -rf "$work"' EXIT
 echo "go: $(go version | cut -d' ' -f3), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 go build -o "$work/guardbench" ./bench/guardbench
 "$work/guardbench" -rates "${RATES:-200,1000}" -duration "${DURATION:-5s}" -upstream-delay "${UPSTREAM_DELAY:-20ms}" \
-  -sessions "${SESSIONS:-1000}" -steps "${STEPS:-50}"
+  -sessions "${SESSIONS:-1000}" -steps "${STEPS:-50}" -looping="${LOOPING:-false}"

@@ -9,8 +9,11 @@
 //
 // Requests are those of agents working through a task: each belongs to one
 // of -agents conversations and carries its history so far (system, task,
-// then a tool call and its result a turn), up to -turns turns, when the
-// agent starts a new one. The upstream answers each with a tool call.
+// then a tool call and its result a turn, each turn's command another),
+// up to -turns turns, when the agent starts a new one. The upstream
+// answers each with a tool call. The CPU time the process spends a request
+// (load, upstream and, proxied, the proxy) tells the proxy's share apart
+// from what the machine's other load does to the latencies.
 package main
 
 import (
@@ -32,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/faultline/faultline/guard"
@@ -47,6 +51,7 @@ func main() {
 	turns := flag.Int("turns", 20, "turns of a conversation before its agent starts a new one")
 	sessions := flag.Int("sessions", 1000, "sessions opened to measure memory")
 	steps := flag.Int("steps", 50, "steps of each session opened to measure memory")
+	flag.BoolVar(&looping, "looping", false, "agents that loop: the same command and output every turn (the loop detectors' costly case)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the loads to `FILE`")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -66,7 +71,7 @@ func main() {
 	}
 	up, _ := serve(upstream(*delay))
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4096, MaxIdleConns: 4096}}
-	fmt.Printf("upstream answers in %s; policy %s (%d rules); %d agents of up to %d turns\n", *delay, pol.Name, len(pol.Rules), *agents, *turns)
+	fmt.Printf("upstream answers in %s; policy %s (%d rules); %d agents of up to %d turns (looping: %v)\n", *delay, pol.Name, len(pol.Rules), *agents, *turns, looping)
 
 	for _, r := range strings.Split(*rates, ",") {
 		rate, err := strconv.Atoi(strings.TrimSpace(r))
@@ -78,7 +83,11 @@ func main() {
 			proxy := guardproxy.New(guardproxy.Config{Upstream: mustURL(up), Policy: pol})
 			through, stop := serve(proxy)
 			l := load{client: client, rate: rate, duration: *duration, agents: *agents, turns: *turns, stream: stream}
-			direct, proxied := l.run(up), l.run(through)
+			cpu0 := cpuTime()
+			direct := l.run(up)
+			cpu1 := cpuTime()
+			proxied := l.run(through)
+			cpu2 := cpuTime()
 			what := "non-streaming latency"
 			if stream {
 				what = "streaming time to first token"
@@ -86,6 +95,8 @@ func main() {
 			fmt.Printf("%s at %d req/s for %s:\n", what, rate, *duration)
 			fmt.Printf("  direct   %s\n  proxied  %s\n", direct, proxied)
 			fmt.Printf("  added    p50 %s  p99 %s\n", ms(proxied.p(50)-direct.p(50)), ms(proxied.p(99)-direct.p(99)))
+			perDirect, perProxied := (cpu1-cpu0)/time.Duration(len(direct.times)+direct.errors), (cpu2-cpu1)/time.Duration(len(proxied.times)+proxied.errors)
+			fmt.Printf("  CPU a request (this process: load, upstream and proxy): direct %s, proxied %s: the proxy's %s\n", ms(perDirect), ms(perProxied), ms(perProxied-perDirect))
 			s := proxy.Stats()
 			decisions := 0
 			for _, byAction := range s.Decisions {
@@ -131,6 +142,15 @@ func memory(client *http.Client, up string, pol *guard.Policy, n, m int) {
 	fmt.Printf("memory: %d sessions of %d steps open: heap in use %.1f MiB before, %.1f MiB after: %.1f KiB a session\n",
 		open, m, float64(before)/(1<<20), float64(after)/(1<<20), float64(after-before)/float64(open)/1024)
 	runtime.KeepAlive(proxy)
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		log.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 func heap() uint64 {
@@ -233,20 +253,46 @@ func requestBody(agent, turn int, stream bool) []byte {
 		map[string]any{"role": "system", "content": "You are an SRE agent. Diagnose the incident and write agent_output.json."},
 		map[string]any{"role": "user", "content": fmt.Sprintf("Incident %d: the checkout service returns 500s. Find the root cause.", agent)},
 	}
-	for k := range turn {
+	for range turn {
 		n := len(msgs)
 		msgs = append(msgs,
 			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{call(n)}},
-			map[string]any{"role": "tool", "tool_call_id": callID(n), "content": fmt.Sprintf("NAME READY STATUS\ncheckout-%d 0/1 CrashLoopBackOff\n", k)})
+			map[string]any{"role": "tool", "tool_call_id": callID(n), "content": output(n)})
 	}
 	body, _ := json.Marshal(map[string]any{"model": "bench-model", "stream": stream, "messages": msgs})
 	return body
 }
 
+// commands are what the agent runs, a different one each turn, as an
+// agent does that investigates rather than loops.
+var commands = []string{"get pods", "describe pod checkout", "logs checkout --tail 50", "get events --sort-by time", "get deploy checkout -o yaml",
+	"get svc", "top pods", "rollout history deploy checkout", "get configmap checkout -o yaml", "logs payments --tail 50"}
+
+var findings = []string{"CrashLoopBackOff", "OOMKilled", "connection refused to payments", "liveness probe failed", "image pull ok",
+	"endpoints ready", "memory near limit", "revision changed at deploy", "timeout setting lowered", "payments healthy"}
+
+// looping makes every turn's command and output the same.
+var looping bool
+
+// turnOf is the turn whose command a request of n messages gets answered
+// with.
+func turnOf(n int) int {
+	if looping {
+		return 0
+	}
+	return n / 2
+}
+
 // call is the tool call the upstream answers a request of n messages
 // with, which the agent's next request carries.
 func call(n int) map[string]any {
-	return map[string]any{"id": callID(n), "type": "function", "function": map[string]any{"name": "kubectl", "arguments": fmt.Sprintf(`{"cmd": "get pods -n ns-%d"}`, n)}}
+	cmd := commands[turnOf(n)%len(commands)]
+	return map[string]any{"id": callID(n), "type": "function", "function": map[string]any{"name": "kubectl", "arguments": fmt.Sprintf(`{"cmd": %q}`, cmd)}}
+}
+
+// output is what the call of a request of n messages returned.
+func output(n int) string {
+	return fmt.Sprintf("checkout-7f9c: %s (turn %d)\n", findings[turnOf(n)%len(findings)], turnOf(n))
 }
 
 func callID(n int) string { return "call-" + strconv.Itoa(n) }
@@ -256,14 +302,24 @@ func callID(n int) string { return "call-" + strconv.Itoa(n) }
 func upstream(delay time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Stream   bool              `json:"stream"`
-			Messages []json.RawMessage `json:"messages"`
+			Stream   bool `json:"stream"`
+			Messages []struct {
+				Role string `json:"role"`
+			} `json:"messages"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		c := call(len(req.Messages))
+		// The agent's messages, its one system message, not what the
+		// guard added (a system message), which the agent does not know of.
+		n := 1
+		for _, m := range req.Messages {
+			if m.Role != "system" {
+				n++
+			}
+		}
+		c := call(n)
 		time.Sleep(delay)
 		if !req.Stream {
 			w.Header().Set("Content-Type", "application/json")
