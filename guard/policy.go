@@ -5,10 +5,11 @@ import (
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/faultline/faultline/internal/yamlerr"
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/taxonomy"
@@ -117,7 +118,7 @@ func Parse(path string, data []byte) (*Policy, error) {
 	p := &Policy{File: path, FailOpen: true, MaxSessions: 10000, SessionIdle: time.Hour}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, located(path, err)
+		return nil, yamlerr.Located(path, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: the policy is empty: it needs a rules list", path)
@@ -414,15 +415,4 @@ func duration(v *yaml.Node, fail failFunc, key string, out *time.Duration) error
 	}
 	*out = d
 	return nil
-}
-
-// yamlLine is how yaml.v3 places a syntax error: "yaml: line 3: ...".
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
-// located rewrites a YAML syntax error as path:line: message.
-func located(path string, err error) error {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		return fmt.Errorf("%s:%s: %s", path, m[1], m[2])
-	}
-	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
 }

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"sort"
-	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/faultline/faultline/internal/yamlerr"
 
 	"github.com/faultline/faultline/internal/store"
 )
@@ -60,7 +60,7 @@ func Load(path string) (*File, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, located(path, err)
+		return nil, yamlerr.Located(path, err)
 	}
 	if len(doc.Content) == 0 {
 		return f, nil // an empty file
@@ -119,17 +119,4 @@ func aliases(path string, n *yaml.Node) (store.ModelAliases, error) {
 		}
 	}
 	return out, nil
-}
-
-// yamlLine is how yaml.v3 places an error: "yaml: line 3: ..." (or "line 3:"
-// in a list of unmarshal errors).
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
-// located rewrites a YAML error as path:line: message.
-func located(path string, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		return fmt.Errorf("%s:%s: %s", path, m[1], m[2])
-	}
-	return fmt.Errorf("%s: %s", path, msg)
 }
