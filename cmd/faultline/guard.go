@@ -37,7 +37,9 @@ guarded; every other path is forwarded untouched. Requests go upstream with thei
 X-Faultline-Session, else by the trace id of a W3C traceparent header, else by a hash of
 its system and first user message. Each request's new messages (tool results, the user's)
 are observed, then the model's answer; a history that no longer extends what the session
-holds starts a new run of it. What each action does:
+holds starts a new run of it. A session's requests are handled one at a time, as an agent
+sends them: conversations that run in parallel with the same opening need the header or a
+traceparent to be told apart. What each action does:
   annotate  the response header X-Faultline-Guard names each decision's rule, mode and
             action
   inject    the rule's message is added to the next request as a system message

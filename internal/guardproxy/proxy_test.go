@@ -319,8 +319,14 @@ func TestGuardEvictsLeastRecentlyUsed(t *testing.T) {
 	for _, id := range []string{"a", "b", "a", "c"} {
 		post(t, srv.URL, request(false, "user", "go"), SessionHeader, id)
 	}
-	if s := p.Stats(); s.OpenSessions != 2 || s.Evicted != 1 {
-		t.Errorf("stats %+v, want 2 open and 1 evicted", s)
+	resp, err := http.Get(srv.URL + StatsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s Stats
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil || s.OpenSessions != 2 || s.Evicted != 1 || s.Requests != 4 {
+		t.Errorf("%s: %+v (%v), want 4 requests, 2 open and 1 evicted", StatsPath, s, err)
 	}
 	var keys []string
 	for _, e := range p.sessions.all() {

@@ -7,27 +7,33 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 // SessionHeader names the session a request belongs to, when the agent
 // says.
 const SessionHeader = "X-Faultline-Session"
 
-// hopHeaders are a connection's own, not passed on by a proxy (RFC 9110
-// 7.6.1).
-var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+// Headers not passed on: a connection's own (RFC 9110 7.6.1); of a
+// request, also its length, which the proxy's body sets, its accepted
+// encodings, left to the client library, which then decompresses what it
+// asked for, and the session's name, which is the proxy's; of a response,
+// also its length.
+var (
+	hopHeaders    = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+	requestDrops  = append(slices.Clone(hopHeaders), "Content-Length", "Accept-Encoding", SessionHeader)
+	responseDrops = append(slices.Clone(hopHeaders), "Content-Length")
+)
 
 // send posts a chat request's body upstream with the client's headers
-// (Authorization among them). The body is the proxy's to set, so its
-// length is not the client's; compression is left to the client library,
-// which then decompresses what it asked for.
+// (Authorization among them).
 func (p *Proxy) send(ctx context.Context, in *http.Request, body []byte) (*http.Response, error) {
 	out, err := http.NewRequestWithContext(ctx, http.MethodPost, p.target(in.URL).String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("upstream request: %w", err)
 	}
 	out.Header = in.Header.Clone()
-	for _, h := range append(hopHeaders, "Content-Length", "Accept-Encoding", SessionHeader) {
+	for _, h := range requestDrops {
 		out.Header.Del(h)
 	}
 	return p.cfg.Client.Do(out)
@@ -39,7 +45,7 @@ func copyHeaders(dst, src http.Header) {
 	for k, vs := range src {
 		dst[k] = append([]string(nil), vs...)
 	}
-	for _, h := range append(hopHeaders, "Content-Length") {
+	for _, h := range responseDrops {
 		dst.Del(h)
 	}
 }
