@@ -104,7 +104,7 @@ func main() {
 					decisions += int(n)
 				}
 			}
-			fmt.Printf("  proxy: %d requests, %d sessions open, %d decisions, %d passed unguarded\n", s.Requests, s.OpenSessions, decisions, s.FailOpen)
+			fmt.Printf("  proxy: %d requests, %d sessions open, %d started over, %d decisions, %d passed unguarded\n", s.Requests, s.OpenSessions, s.StartedOver, decisions, s.FailOpen)
 			stop()
 			client.CloseIdleConnections()
 		}

@@ -79,6 +79,7 @@ func (p *Proxy) chat(w http.ResponseWriter, r *http.Request) {
 // over, or rewrote its history). The run before is stored.
 func (p *Proxy) begin(e *entry, req *chatRequest) {
 	if e.s != nil {
+		p.stats.startedOver.Add(1)
 		p.save(e)
 	}
 	e.gen++

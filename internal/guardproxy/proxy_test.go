@@ -267,8 +267,8 @@ func TestGuardSessionsByOpening(t *testing.T) {
 	}
 	// A history that no longer extends the session's starts it over.
 	post(t, srv.URL, withMessages(loopHistory[0], loopHistory[1], `{"role": "assistant", "content": "rewritten"}`, `{"role": "user", "content": "again"}`))
-	if e.gen != 2 || e.s.ID != "guard:"+e.key+"#2" {
-		t.Errorf("run %d %s, want run 2", e.gen, e.s.ID)
+	if e.gen != 2 || e.s.ID != "guard:"+e.key+"#2" || p.Stats().StartedOver != 1 {
+		t.Errorf("run %d %s, %d started over, want run 2", e.gen, e.s.ID, p.Stats().StartedOver)
 	}
 }
 

@@ -14,6 +14,9 @@ type Stats struct {
 	Requests     int64 `json:"requests"` // chat completions requests
 	OpenSessions int   `json:"open_sessions"`
 	Evicted      int64 `json:"evicted"`
+	// StartedOver counts requests whose history did not extend what their
+	// session held, which started a new run of it.
+	StartedOver int64 `json:"started_over"`
 	// FailOpen counts requests and answers passed on unguarded because the
 	// guard failed; FailClosed those refused for it.
 	FailOpen   int64 `json:"fail_open"`
@@ -23,7 +26,7 @@ type Stats struct {
 }
 
 type stats struct {
-	requests, failOpen, failClosed atomic.Int64
+	requests, failOpen, failClosed, startedOver atomic.Int64
 
 	mu        sync.Mutex
 	decisions map[string]map[string]int64
@@ -47,10 +50,11 @@ func (s *stats) count(ds []guard.Decision) {
 // Stats returns the proxy's counters.
 func (p *Proxy) Stats() Stats {
 	out := Stats{
-		Requests:   p.stats.requests.Load(),
-		FailOpen:   p.stats.failOpen.Load(),
-		FailClosed: p.stats.failClosed.Load(),
-		Decisions:  map[string]map[string]int64{},
+		Requests:    p.stats.requests.Load(),
+		FailOpen:    p.stats.failOpen.Load(),
+		FailClosed:  p.stats.failClosed.Load(),
+		StartedOver: p.stats.startedOver.Load(),
+		Decisions:   map[string]map[string]int64{},
 	}
 	out.OpenSessions, out.Evicted = p.sessions.counts()
 	p.stats.mu.Lock()
