@@ -287,8 +287,12 @@ func (s *Store) tracesAnnotatedInSummary(ctx context.Context, sources []string) 
 func (s *Store) eachSummary(ctx context.Context, ids []string, columns []string, fn func(row []string) error) error {
 	var keep func(string) bool
 	if ids != nil {
-		// Chunks of sorted ids come back in order.
-		ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+		// Chunks of sorted ids come back in order. Callers mostly pass
+		// ids in order already (the store's): those are not copied, which
+		// at 100k ids is 8 MB of fresh memory.
+		if !increasing(ids) {
+			ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+		}
 		if ids == nil {
 			ids = []string{}
 		}
@@ -417,3 +421,14 @@ const (
 	summaryBatch   = 512
 	summaryBatches = 4
 )
+
+// increasing reports whether ids are in strictly increasing order: sorted,
+// each once.
+func increasing(ids []string) bool {
+	for i := 1; i < len(ids); i++ {
+		if ids[i] <= ids[i-1] {
+			return false
+		}
+	}
+	return true
+}

@@ -317,3 +317,21 @@ func TestEachFindingPresentOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestIncreasing(t *testing.T) {
+	tests := []struct {
+		ids  []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"a"}, true},
+		{[]string{"a", "b", "c"}, true},
+		{[]string{"a", "a"}, false},
+		{[]string{"b", "a"}, false},
+	}
+	for _, tt := range tests {
+		if got := increasing(tt.ids); got != tt.want {
+			t.Errorf("%v: %v", tt.ids, got)
+		}
+	}
+}
