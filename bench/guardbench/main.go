@@ -73,6 +73,8 @@ func main() {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4096, MaxIdleConns: 4096}}
 	fmt.Printf("upstream answers in %s; policy %s (%d rules); %d agents of up to %d turns (looping: %v)\n", *delay, pol.Name, len(pol.Rules), *agents, *turns, looping)
 
+	// First, while the heap holds nothing of the loads.
+	memory(client, up, pol, *sessions, *steps)
 	for _, r := range strings.Split(*rates, ",") {
 		rate, err := strconv.Atoi(strings.TrimSpace(r))
 		if err != nil || rate <= 0 {
@@ -109,15 +111,14 @@ func main() {
 			client.CloseIdleConnections()
 		}
 	}
-	memory(client, up, pol, *sessions, *steps)
 }
 
 // memory opens n sessions of m steps each through a fresh proxy and prints
-// the heap they hold, each.
+// the heap they hold, each. The policy's session limit is raised to n.
 func memory(client *http.Client, up string, pol *guard.Policy, n, m int) {
 	pol.MaxSessions = max(pol.MaxSessions, n)
 	proxy := guardproxy.New(guardproxy.Config{Upstream: mustURL(up), Policy: pol})
-	through, _ := serve(proxy)
+	through, stop := serve(proxy)
 	before := heap()
 	var wg sync.WaitGroup
 	work := make(chan int)
@@ -140,8 +141,10 @@ func memory(client *http.Client, up string, pol *guard.Policy, n, m int) {
 	after := heap()
 	open := proxy.Stats().OpenSessions
 	fmt.Printf("memory: %d sessions of %d steps open: heap in use %.1f MiB before, %.1f MiB after: %.1f KiB a session\n",
-		open, m, float64(before)/(1<<20), float64(after)/(1<<20), float64(after-before)/float64(open)/1024)
+		open, m, float64(before)/(1<<20), float64(after)/(1<<20), (float64(after)-float64(before))/float64(open)/1024)
 	runtime.KeepAlive(proxy)
+	stop()
+	client.CloseIdleConnections()
 }
 
 // cpuTime is the CPU time the process has used, user and system.
