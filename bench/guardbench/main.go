@@ -7,10 +7,12 @@
 // and the heap in use before and after, divided by their number, is the
 // memory of an open session.
 //
-// Requests are those of agents working through a task: each belongs to one
-// of -agents conversations and carries its history so far (system, task,
-// then a tool call and its result a turn, each turn's command another),
-// up to -turns turns, when the agent starts a new one. The upstream
+// Requests are those of agents working through a task: each carries its
+// conversation's history so far (system, task, then a tool call and its
+// result a turn, each turn's command another), up to -turns turns, when
+// the agent starts a new one. Requests are due on schedule, each sent by
+// one of -agents agents that has its last answer (an agent sends its next
+// turn only then), or by a new agent when all wait. The upstream
 // answers each with a tool call. The CPU time the process spends a request
 // (load, upstream and, proxied, the proxy) tells the proxy's share apart
 // from what the machine's other load does to the latencies.
@@ -47,7 +49,7 @@ func main() {
 	rates := flag.String("rates", "200,1000", "open-loop request rates, per second, comma-separated")
 	duration := flag.Duration("duration", 5*time.Second, "how long each load runs")
 	delay := flag.Duration("upstream-delay", 20*time.Millisecond, "how long the upstream takes to answer (to its first chunk, streamed)")
-	agents := flag.Int("agents", 400, "conversations the requests belong to")
+	agents := flag.Int("agents", 400, "agents sending requests, more when all wait for an answer")
 	turns := flag.Int("turns", 20, "turns of a conversation before its agent starts a new one")
 	sessions := flag.Int("sessions", 1000, "sessions opened to measure memory")
 	steps := flag.Int("steps", 50, "steps of each session opened to measure memory")
@@ -177,6 +179,7 @@ type load struct {
 type result struct {
 	times  []time.Duration
 	errors int
+	agents int // agents that sent requests
 }
 
 func (r result) p(q int) time.Duration {
@@ -187,7 +190,7 @@ func (r result) p(q int) time.Duration {
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("p50 %s  p99 %s  (%d requests, %d errors)", ms(r.p(50)), ms(r.p(99)), len(r.times)+r.errors, r.errors)
+	return fmt.Sprintf("p50 %s  p99 %s  (%d requests of %d agents, %d errors)", ms(r.p(50)), ms(r.p(99)), len(r.times)+r.errors, r.agents, r.errors)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%6.2fms", float64(d)/float64(time.Millisecond)) }
@@ -195,6 +198,13 @@ func ms(d time.Duration) string { return fmt.Sprintf("%6.2fms", float64(d)/float
 func (l load) run(base string) result {
 	n := int(l.duration.Seconds() * float64(l.rate))
 	interval := time.Second / time.Duration(l.rate)
+	// An agent sends its next turn once it has the answer to the last: a
+	// request due while every agent waits for one is a new agent's.
+	idle := make(chan *agent, l.agents+n)
+	for id := range l.agents {
+		idle <- &agent{id: id}
+	}
+	agents := l.agents
 	var mu sync.Mutex
 	var out result
 	var wg sync.WaitGroup
@@ -202,11 +212,21 @@ func (l load) run(base string) result {
 	for i := range n {
 		due := start.Add(time.Duration(i) * interval)
 		time.Sleep(time.Until(due))
+		var a *agent
+		select {
+		case a = <-idle:
+		default:
+			a = &agent{id: agents}
+			agents++
+		}
 		wg.Go(func() {
-			agent, turn := i%l.agents, (i/l.agents)%l.turns
-			session := fmt.Sprintf("agent-%d-%d", agent, i/l.agents/l.turns)
-			err := send(l.client, base, session, requestBody(agent, turn, l.stream), l.stream)
+			session := fmt.Sprintf("agent-%d-%d", a.id, a.run)
+			err := send(l.client, base, session, requestBody(a.id, a.turn, l.stream), l.stream)
 			took := time.Since(due)
+			if a.turn++; a.turn == l.turns {
+				a.turn, a.run = 0, a.run+1
+			}
+			idle <- a
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -218,8 +238,12 @@ func (l load) run(base string) result {
 	}
 	wg.Wait()
 	slices.Sort(out.times)
+	out.agents = agents
 	return out
 }
+
+// agent is a conversation's state: its turn in its run.
+type agent struct{ id, run, turn int }
 
 // send posts a chat request and reads its answer: whole, or to the first
 // chunk of a stream, then the rest.
