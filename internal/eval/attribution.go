@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -74,9 +75,12 @@ type AttributionRow struct {
 	NearHit  bool   `json:"near_hit"`
 }
 
-// StepReader is what attribution reads from a store: a trace's header and
-// findings, and a few of its steps.
+// StepReader is what attribution reads from a store: the decisive-error
+// labels of every trace compared, in one pass, then the header and
+// findings and a few steps of the traces that have one.
 type StepReader interface {
+	// EachFinding calls fn with each finding q selects on the given traces.
+	EachFinding(ctx context.Context, ids []string, q store.FindingQuery, fn func(store.TraceFinding) error) error
 	// LoadHeader returns a trace with its findings and outcomes but no
 	// steps, and its step count.
 	LoadHeader(ctx context.Context, id string) (*trace.Trace, int, error)
@@ -94,7 +98,22 @@ func Attribute(ctx context.Context, st StepReader, source string, ids []string, 
 	selected := []string{source}
 	a := &Attribution{Source: source, Labels: []string{}, Rows: []AttributionRow{}, Within: opt.Within,
 		Bootstrap: Bootstrap{Replicates: opt.Replicates, Seed: opt.Seed, Level: stats.Level}}
+	// Few traces have a decisive-error label (none outside Who&When):
+	// those are found in one read, rather than a header read per trace.
+	labelled := map[string]bool{}
+	err := st.EachFinding(ctx, ids, store.FindingQuery{RawLabel: ingest.DecisiveError}, func(f store.TraceFinding) error {
+		if decisiveError([]trace.Finding{f.Finding}, selected) != nil {
+			labelled[f.Trace] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading decisive-error labels: %w", err)
+	}
 	for _, id := range ids {
+		if !labelled[id] {
+			continue
+		}
 		// The header holds the findings and the meta; of the steps, only
 		// the two compared are read.
 		t, _, err := st.LoadHeader(ctx, id)

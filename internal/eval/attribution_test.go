@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,4 +105,24 @@ c A@1  @- false false false`
 	if err != nil || none != nil {
 		t.Errorf("no labels: %+v, %v", none, err)
 	}
+	// Of the traces, only those with a label that counts are read one by
+	// one: on a large store, almost none.
+	headers := &headerCounter{StepReader: st}
+	if _, err := Attribute(ctx, headers, "judge:m", ids, AgreementOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a", "b", "c"}; !slices.Equal(headers.read, want) {
+		t.Errorf("headers read of %v, want %v", headers.read, want)
+	}
+}
+
+// headerCounter notes which traces' headers are read.
+type headerCounter struct {
+	StepReader
+	read []string
+}
+
+func (h *headerCounter) LoadHeader(ctx context.Context, id string) (*trace.Trace, int, error) {
+	h.read = append(h.read, id)
+	return h.StepReader.LoadHeader(ctx, id)
 }

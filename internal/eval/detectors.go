@@ -2,10 +2,12 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/labels"
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/stats"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
@@ -37,8 +39,10 @@ type DetectorRow struct {
 // FindingReader is what holding detectors against labels reads from a
 // store.
 type FindingReader interface {
-	// Findings returns every finding on a trace.
-	Findings(ctx context.Context, traceID string) ([]trace.Finding, error)
+	// EachFinding calls fn with each finding q selects on the given
+	// traces: the detectors' findings on every labelled trace in one read,
+	// not one per trace.
+	EachFinding(ctx context.Context, ids []string, q store.FindingQuery, fn func(store.TraceFinding) error) error
 }
 
 // AgreeDetectors holds each current detector against the reference labels
@@ -49,17 +53,19 @@ func AgreeDetectors(ctx context.Context, st FindingReader, ref *labels.Set) ([]D
 	byTraceMode := Index(ref)
 	ids := slices.Sorted(slices.Values(byTraceMode.ids))
 	fired := map[string]map[string][]int{} // trace → detector → steps
-	for _, id := range ids {
-		fs, err := st.Findings(ctx, id)
-		if err != nil {
-			return nil, err
+	err := st.EachFinding(ctx, ids, store.FindingQuery{Sources: []string{detect.Source}}, func(f store.TraceFinding) error {
+		// The query also selects detector:… sources, should any be stored.
+		if f.Source != detect.Source || f.Verdict != trace.Present {
+			return nil
 		}
-		fired[id] = map[string][]int{}
-		for _, f := range fs {
-			if f.Source == detect.Source && f.Verdict == trace.Present {
-				fired[id][f.Detector] = append(fired[id][f.Detector], f.Steps...)
-			}
+		if fired[f.Trace] == nil {
+			fired[f.Trace] = map[string][]int{}
 		}
+		fired[f.Trace][f.Detector] = append(fired[f.Trace][f.Detector], f.Steps...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading detector findings: %w", err)
 	}
 	var rows []DetectorRow
 	for _, d := range detect.All {

@@ -30,6 +30,7 @@ type Store interface {
 	StepRange(ctx context.Context, id string, from, to int) ([]trace.Step, error)
 	StepsAt(ctx context.Context, id string, idx []int) ([]trace.Step, error)
 	Findings(ctx context.Context, traceID string) ([]trace.Finding, error)
+	EachFinding(ctx context.Context, ids []string, q store.FindingQuery, fn func(store.TraceFinding) error) error
 	DetectedWith(ctx context.Context, ids []string) (map[string]string, error)
 	Sources(ctx context.Context, ids []string) ([]string, error)
 

@@ -98,6 +98,8 @@ func TestConformsToSQLite(t *testing.T) {
 		{"DetectedWith", func() (any, error) { return mem.DetectedWith(ctx, ids) }, func() (any, error) { return sq.DetectedWith(ctx, ids) }},
 		{"ModeVerdicts", func() (any, error) { return verdicts(ctx, mem, ids) }, func() (any, error) { return verdicts(ctx, sq, ids) }},
 		{"Findings", func() (any, error) { return findings(ctx, mem, "a") }, func() (any, error) { return findings(ctx, sq, "a") }},
+		{"EachFinding", func() (any, error) { return eachFinding(ctx, mem, []string{"c", "a", "zz"}) },
+			func() (any, error) { return eachFinding(ctx, sq, []string{"c", "a", "zz"}) }},
 		{"TraceVerdicts", func() (any, error) { return traceVerdicts(ctx, mem, ids) }, func() (any, error) { return traceVerdicts(ctx, sq, ids) }},
 		{"TraceVerdicts(c, a, zz, a)", func() (any, error) { return traceVerdicts(ctx, mem, []string{"c", "a", "zz", "a"}) },
 			func() (any, error) { return traceVerdicts(ctx, sq, []string{"c", "a", "zz", "a"}) }},
@@ -151,6 +153,21 @@ func traceVerdicts(ctx context.Context, r traceVerdictReader, ids []string) ([]s
 	var out []string
 	err := r.TraceVerdicts(ctx, ids, func(t store.TraceVerdicts) error {
 		out = append(out, fmt.Sprint(t))
+		return nil
+	})
+	return out, err
+}
+
+type eachFindingReader interface {
+	EachFinding(ctx context.Context, ids []string, q store.FindingQuery, fn func(store.TraceFinding) error) error
+}
+
+// eachFinding lists the detectors' findings on the traces in the order
+// they come.
+func eachFinding(ctx context.Context, r eachFindingReader, ids []string) ([]string, error) {
+	var out []string
+	err := r.EachFinding(ctx, ids, store.FindingQuery{Sources: []string{"detector"}}, func(f store.TraceFinding) error {
+		out = append(out, fmt.Sprint(f))
 		return nil
 	})
 	return out, err

@@ -131,6 +131,28 @@ func (s *Store) Findings(ctx context.Context, traceID string) ([]trace.Finding, 
 	return t.Findings, nil
 }
 
+// EachFinding calls fn with each finding q selects on the given traces,
+// trace by trace in id order, a trace's findings in the order stored.
+func (s *Store) EachFinding(_ context.Context, ids []string, q store.FindingQuery, fn func(store.TraceFinding) error) error {
+	if len(ids) == 0 {
+		// selected reads nil as every trace; the SQL backends, as none.
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, t := range s.selected(ids) {
+		for _, f := range t.Findings {
+			if !q.Match(f) {
+				continue
+			}
+			if err := fn(store.TraceFinding{Trace: t.ID, Finding: f}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // DetectedWith returns, by trace id, the detector set whose findings each
 // of the given traces carries.
 func (s *Store) DetectedWith(_ context.Context, ids []string) (map[string]string, error) {

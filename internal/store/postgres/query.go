@@ -147,15 +147,9 @@ func (s *Store) steps(ctx context.Context, id, cond string, a args) ([]trace.Ste
 // then as stored.
 func (s *Store) Findings(ctx context.Context, traceID string) ([]trace.Finding, error) {
 	var out []trace.Finding
-	err := s.each(ctx, `SELECT source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label
-		FROM findings WHERE trace_id = $1 ORDER BY id`, args{traceID}, func(rows *sql.Rows) error {
+	err := s.each(ctx, `SELECT `+findingColumns+` FROM findings WHERE trace_id = $1 ORDER BY id`, args{traceID}, func(rows *sql.Rows) error {
 		var f trace.Finding
-		var steps string
-		if err := rows.Scan(&f.Source, &f.Mode, &f.Verdict, &f.Detector, &steps, &f.Quote, &f.Confidence, &f.Explanation, &f.Taxonomy, &f.RawLabel); err != nil {
-			return err
-		}
-		var err error
-		f.Steps, err = decodeSteps(steps)
+		err := scanFinding(rows, &f)
 		out = append(out, f)
 		return err
 	})
@@ -164,6 +158,43 @@ func (s *Store) Findings(ctx context.Context, traceID string) ([]trace.Finding, 
 	}
 	slices.SortStableFunc(out, func(a, b trace.Finding) int { return a.FirstStep() - b.FirstStep() })
 	return out, nil
+}
+
+// EachFinding calls fn with each finding q selects on the given traces,
+// trace by trace in id order, a trace's findings in the order they were
+// stored: one query for them all, not a round trip per trace.
+func (s *Store) EachFinding(ctx context.Context, ids []string, q store.FindingQuery, fn func(store.TraceFinding) error) error {
+	a := args{nonNil(ids)}
+	where := sourceMatch("source", q.Sources, &a)
+	if q.RawLabel != "" {
+		where += ` AND raw_label = ` + a.add(q.RawLabel)
+	}
+	err := s.each(ctx, `SELECT trace_id, `+findingColumns+` FROM findings WHERE trace_id = ANY($1)`+where+` ORDER BY trace_id, id`, a,
+		func(rows *sql.Rows) error {
+			var f store.TraceFinding
+			if err := scanFinding(rows, &f.Finding, &f.Trace); err != nil {
+				return fmt.Errorf("trace %s: %w", f.Trace, err)
+			}
+			return fn(f)
+		})
+	if err != nil {
+		return fmt.Errorf("reading findings: %w", err)
+	}
+	return nil
+}
+
+// findingColumns are a finding's columns, as scanFinding reads them.
+const findingColumns = `source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label`
+
+// scanFinding reads a row of lead's columns, then findingColumns, into f.
+func scanFinding(rows *sql.Rows, f *trace.Finding, lead ...any) error {
+	var steps string
+	if err := rows.Scan(append(lead, &f.Source, &f.Mode, &f.Verdict, &f.Detector, &steps, &f.Quote, &f.Confidence, &f.Explanation, &f.Taxonomy, &f.RawLabel)...); err != nil {
+		return err
+	}
+	var err error
+	f.Steps, err = decodeSteps(steps)
+	return err
 }
 
 // decodeSteps reads a finding's steps as stored (a JSON array), nil for

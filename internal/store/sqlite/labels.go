@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,45 +21,80 @@ import (
 // only ones whose steps anything reads.
 func (s *Store) ModeVerdicts(ctx context.Context, ids []string, sources []string, fn func(store.ModeVerdict) error) error {
 	where, args := sourceCondition("source", sources)
-	const columns = `SELECT trace_id, source, mode, verdict, steps FROM findings WHERE mode != ''`
-	var keep map[string]bool // set when the whole table is read
-	scan := func(rows *sql.Rows) error {
-		var v store.ModeVerdict
-		var verdict string
-		var steps []byte
-		if err := rows.Scan(&v.Trace, &v.Source, &v.Mode, &verdict, &steps); err != nil {
-			return err
-		}
-		if keep != nil && !keep[v.Trace] {
-			return nil
-		}
-		v.Verdict = trace.Verdict(verdict)
-		if v.Verdict == trace.Present {
-			if err := json.Unmarshal(steps, &v.Steps); err != nil {
-				return fmt.Errorf("trace %s finding steps: %w", v.Trace, err)
+	err := s.findingsOf(ctx, ids, `SELECT trace_id, source, mode, verdict, steps FROM findings WHERE mode != '' %s`+where+` ORDER BY id`, args,
+		func(rows *sql.Rows, keep func(string) bool) error {
+			var v store.ModeVerdict
+			var verdict string
+			var steps []byte
+			if err := rows.Scan(&v.Trace, &v.Source, &v.Mode, &verdict, &steps); err != nil {
+				return err
 			}
-		}
-		return fn(v)
-	}
-	many, err := s.mostTraces(ctx, len(ids))
-	if err != nil {
-		return err
-	}
-	if many {
-		// One pass over the sources' findings beats hundreds of lookups by
-		// id (about 3 s against 4.7 s for 1.4 M findings).
-		keep = make(map[string]bool, len(ids))
-		for _, id := range ids {
-			keep[id] = true
-		}
-		err = s.each(ctx, columns+where+` ORDER BY id`, scan, args...)
-	} else {
-		err = s.queryIDs(ctx, ids, columns+` AND trace_id IN (%s)`+where+` ORDER BY id`, scan, args...)
-	}
+			if !keep(v.Trace) {
+				return nil
+			}
+			v.Verdict = trace.Verdict(verdict)
+			if v.Verdict == trace.Present {
+				if err := json.Unmarshal(steps, &v.Steps); err != nil {
+					return fmt.Errorf("trace %s finding steps: %w", v.Trace, err)
+				}
+			}
+			return fn(v)
+		})
 	if err != nil {
 		return fmt.Errorf("reading findings: %w", err)
 	}
 	return nil
+}
+
+// EachFinding calls fn with each finding q selects on the given traces,
+// trace by trace in id order, a trace's findings in the order they were
+// stored. It streams, in one pass rather than a query per trace.
+func (s *Store) EachFinding(ctx context.Context, ids []string, q store.FindingQuery, fn func(store.TraceFinding) error) error {
+	where, args := sourceCondition("source", q.Sources)
+	if q.RawLabel != "" {
+		where += ` AND raw_label = ?`
+		args = append(args, q.RawLabel)
+	}
+	// In id order, chunk after chunk lists traces in id order.
+	ids = slices.Sorted(slices.Values(ids))
+	err := s.findingsOf(ctx, ids, `SELECT trace_id, `+findingColumns+` FROM findings WHERE true %s`+where+` ORDER BY trace_id, id`, args,
+		func(rows *sql.Rows, keep func(string) bool) error {
+			var f store.TraceFinding
+			if err := scanFinding(rows, &f.Finding, &f.Trace); err != nil {
+				return fmt.Errorf("trace %s: %w", f.Trace, err)
+			}
+			if !keep(f.Trace) {
+				return nil
+			}
+			return fn(f)
+		})
+	if err != nil {
+		return fmt.Errorf("reading findings: %w", err)
+	}
+	return nil
+}
+
+// findingsOf runs query, a read of findings whose %s is where "AND
+// trace_id IN (...)" goes, its other parameters args, on the given traces,
+// calling scan with each row and keep, which tells whether a trace id is
+// one of them. Over most of the stored traces it reads the table in one
+// pass, which keep filters: that beats hundreds of lookups by id (about
+// 3 s against 4.7 s for 1.4 M findings).
+func (s *Store) findingsOf(ctx context.Context, ids []string, query string, args []any, scan func(rows *sql.Rows, keep func(string) bool) error) error {
+	many, err := s.mostTraces(ctx, len(ids))
+	if err != nil {
+		return err
+	}
+	if !many {
+		all := func(string) bool { return true }
+		return s.queryIDs(ctx, ids, fmt.Sprintf(query, `AND trace_id IN (%s)`), func(rows *sql.Rows) error { return scan(rows, all) }, args...)
+	}
+	keep := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		keep[id] = true
+	}
+	wanted := func(id string) bool { return keep[id] }
+	return s.each(ctx, fmt.Sprintf(query, ""), func(rows *sql.Rows) error { return scan(rows, wanted) }, args...)
 }
 
 // mostTraces says whether n traces are more than half of those stored.

@@ -184,35 +184,39 @@ func (s *Store) steps(ctx context.Context, id, rowids string, args []any) ([]tra
 }
 
 // Findings returns every finding on a trace, ordered by first cited step,
-// then mode and source.
+// then as stored.
 func (s *Store) Findings(ctx context.Context, traceID string) ([]trace.Finding, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label
-		FROM findings WHERE trace_id = ? ORDER BY id`, traceID)
+	var out []trace.Finding
+	err := s.each(ctx, `SELECT `+findingColumns+` FROM findings WHERE trace_id = ? ORDER BY id`, func(rows *sql.Rows) error {
+		var f trace.Finding
+		err := scanFinding(rows, &f)
+		out = append(out, f)
+		return err
+	}, traceID)
 	if err != nil {
 		return nil, fmt.Errorf("trace %s findings: %w", traceID, err)
 	}
-	defer rows.Close()
-	var out []trace.Finding
-	for rows.Next() {
-		var f trace.Finding
-		var verdict, steps string
-		if err := rows.Scan(&f.Source, &f.Mode, &verdict, &f.Detector, &steps, &f.Quote, &f.Confidence, &f.Explanation, &f.Taxonomy, &f.RawLabel); err != nil {
-			return nil, err
-		}
-		f.Verdict = trace.Verdict(verdict)
-		if err := json.Unmarshal([]byte(steps), &f.Steps); err != nil {
-			return nil, fmt.Errorf("trace %s finding steps: %w", traceID, err)
-		}
-		if len(f.Steps) == 0 {
-			f.Steps = nil
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].FirstStep() < out[j].FirstStep() })
 	return out, nil
+}
+
+// findingColumns are a finding's columns, as scanFinding reads them.
+const findingColumns = `source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label`
+
+// scanFinding reads a row of lead's columns, then findingColumns, into f.
+func scanFinding(rows *sql.Rows, f *trace.Finding, lead ...any) error {
+	var verdict, steps string
+	if err := rows.Scan(append(lead, &f.Source, &f.Mode, &verdict, &f.Detector, &steps, &f.Quote, &f.Confidence, &f.Explanation, &f.Taxonomy, &f.RawLabel)...); err != nil {
+		return err
+	}
+	f.Verdict = trace.Verdict(verdict)
+	if err := json.Unmarshal([]byte(steps), &f.Steps); err != nil {
+		return fmt.Errorf("finding steps: %w", err)
+	}
+	if len(f.Steps) == 0 {
+		f.Steps = nil
+	}
+	return nil
 }
 
 // DetectedWith returns, for the given traces, the detector set their stored

@@ -175,6 +175,64 @@ func TestVerdicts(t *testing.T, open Opener) {
 	}
 }
 
+// TestEachFinding streams the findings of many traces at once, by source
+// and by raw label, as eval reads a cohort's detector findings and
+// decisive-error labels.
+func TestEachFinding(t *testing.T, open Opener) {
+	ctx := context.Background()
+	st := openFilled(t, open)
+	// The findings name their source, as every caller of ReplaceFindings
+	// writes them.
+	decisive := trace.Finding{Source: "human:ww", Verdict: trace.Present, Steps: []int{2}, RawLabel: "decisive error", Explanation: "a: wrong"}
+	if err := st.ReplaceFindings(ctx, "trace-c", "human:ww", []trace.Finding{decisive, {Source: "human:ww", Mode: "FM-1.1", Verdict: trace.Absent, RawLabel: "other"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReplaceFindings(ctx, "trace-b", "human:ww", []trace.Finding{decisive}, ""); err != nil {
+		t.Fatal(err)
+	}
+	det := trace.Finding{Source: "detector", Mode: "SYS-1", Verdict: trace.Present, Detector: "exit", Steps: []int{3}, Quote: "q", Confidence: 0.5, Explanation: "e", Taxonomy: "t"}
+	if err := st.ReplaceFindings(ctx, "trace-c", "detector", []trace.Finding{det}, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	all := []string{"trace-d", "trace-c", "nope", "trace-b", "trace-a"}
+	for _, tc := range []struct {
+		name string
+		ids  []string
+		q    store.FindingQuery
+		want []string
+	}{
+		{"by raw label", all, store.FindingQuery{RawLabel: "decisive error"}, []string{
+			"trace-b human:ww  present  [2]  0 a: wrong  decisive error",
+			"trace-c human:ww  present  [2]  0 a: wrong  decisive error"}},
+		{"by raw label, some traces", []string{"trace-c"}, store.FindingQuery{RawLabel: "decisive error"}, []string{
+			"trace-c human:ww  present  [2]  0 a: wrong  decisive error"}},
+		{"by source", all, store.FindingQuery{Sources: []string{"detector"}}, []string{
+			"trace-a detector FM-1.3 present  [4 2] step 0.75 because  ",
+			"trace-c detector SYS-1 present exit [3] q 0.5 e t "}},
+		{"by source prefix and raw label", all, store.FindingQuery{Sources: []string{"human"}, RawLabel: "other"}, []string{
+			"trace-c human:ww FM-1.1 absent  []  0   other"}},
+		{"every finding, in order", []string{"trace-c"}, store.FindingQuery{}, []string{
+			"trace-c judge:x FM-1.3 absent  [] step 0.75 because  ",
+			"trace-c human:ww  present  [2]  0 a: wrong  decisive error",
+			"trace-c human:ww FM-1.1 absent  []  0   other",
+			"trace-c detector SYS-1 present exit [3] q 0.5 e t "}},
+		{"no traces", []string{}, store.FindingQuery{}, nil},
+	} {
+		var got []string
+		err := st.EachFinding(ctx, tc.ids, tc.q, func(f store.TraceFinding) error {
+			got = append(got, fmt.Sprint(f.Trace, " ", f.Source, " ", f.Mode, " ", f.Verdict, " ", f.Detector, " ", f.Steps, " ",
+				f.Quote, " ", f.Confidence, " ", f.Explanation, " ", f.Taxonomy, " ", f.RawLabel))
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: EachFinding =\n%q\nwant\n%q", tc.name, got, tc.want)
+		}
+	}
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}

@@ -33,6 +33,7 @@ var Tests = []struct {
 	{"Search", TestSearch},
 	{"Cohort", TestCohort},
 	{"Verdicts", TestVerdicts},
+	{"EachFinding", TestEachFinding},
 	{"Judge", TestJudge},
 	{"Labels", TestLabels},
 	{"Revision", TestRevision},
