@@ -31,8 +31,9 @@ detectors or budget, thresholds, action (observe, annotate, inject, block) and m
 Without one, the built-in policy observes only.
 
 faultline guard --upstream URL is an OpenAI-compatible proxy: point the agent's base URL
-at --listen instead of the model's API. POST /v1/chat/completions (tools included) is
-guarded; every other path is forwarded untouched. Requests go upstream with their headers
+at --listen instead of the model's API. POST /v1/chat/completions and POST /v1/responses
+(the Responses API; tools included in both) are guarded; every other path is forwarded
+untouched. Requests go upstream with their headers
 (Authorization among them). Each conversation is a session, named by the request header
 X-Faultline-Session, else by the trace id of a W3C traceparent header, else by a hash of
 its system and first user message. Each request's new messages (tool results, the user's)
@@ -55,8 +56,22 @@ gone by then: an annotation is an SSE comment line (": faultline-guard rule=... 
 action=..."), a block an error event (data: {"error": {...}}) before [DONE], and an inject
 at a finish gate waits for the next request.
 
+The Responses API is guarded the same way. A request's instructions and input (a string,
+or items: messages, function_call, function_call_output) are its steps, the response's
+output (messages, function calls, reasoning summaries) the model's turn, which finishes
+when it holds no function_call. A request with previous_response_id carries only what is
+new: it continues the session of the response it names, when the proxy gave that response
+(a request after an earlier response of the chain starts a new run), and its instructions,
+resent, are new steps only when they changed. An inject adds an input item (a system
+message, "faultline guard: ..."); asked again at a finish gate, the model is given its
+answer (reasoning items left out) and the message as input items. A streamed response
+passes event by event; its output is rebuilt from response.output_item.done and
+response.completed and observed before response.completed is passed on, an annotation
+is the same comment line and a block an error event (event: error, data: {"type":
+"error", "code": rule, "message": ..., "error": {...}}).
+
 An upstream that cannot be reached, or answers 2xx with something else than a chat
-completion, gives 502; one slower than --upstream-timeout gives 504; its other answers
+completion (a response), gives 502; one slower than --upstream-timeout gives 504; its other answers
 pass as they are. When the guard itself fails (a body that is not JSON, a detector's
 panic), the request passes untouched (fail_open, the default) or is refused with 500.
 Sessions are bounded by the policy's max_sessions (least recently used evicted) and
@@ -114,7 +129,7 @@ decisions, and at Ctrl-C, which finishes the requests in flight first.`,
 				a.log.Warn("listening beyond loopback: anyone who reaches this address can use the upstream with the credentials they send", "addr", ln.Addr().String())
 			}
 			p := guardproxy.New(cfg)
-			fmt.Fprintf(a.stderr, "listening on http://%s, guarding %s for %s with policy %s (Ctrl-C stops)\n", ln.Addr(), guardproxy.ChatPath, u.Redacted(), cfg.Policy.Name)
+			fmt.Fprintf(a.stderr, "listening on http://%s, guarding %s and %s for %s with policy %s (Ctrl-C stops)\n", ln.Addr(), guardproxy.ChatPath, guardproxy.ResponsesPath, u.Redacted(), cfg.Policy.Name)
 			err = p.Serve(ctx, ln)
 			writeGuardStats(a.stderr, p.Stats())
 			return err

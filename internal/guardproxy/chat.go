@@ -18,36 +18,87 @@ import (
 // that keeps firing cannot hold a request for ever.
 const maxGateAsks = 3
 
-// chat guards one chat completions request: the request's new steps are
-// observed, pending injections added, the upstream asked, and its answer
-// observed before it is passed on.
-func (p *Proxy) chat(w http.ResponseWriter, r *http.Request) {
+// apiRequest is a guarded request of one of the APIs the proxy reads, and
+// what the guarded flow needs of its API: how the request names its
+// session and continues it, how to add to its conversation, and how to
+// read the model's answer.
+type apiRequest interface {
+	// key names the request's session.
+	key(p *Proxy, h http.Header) string
+	// continues reports whether the request continues the run the session
+	// holds; one that does not starts a new run.
+	continues(e *entry) bool
+	// start describes the run the request would begin.
+	start() guard.Start
+	// fresh returns the steps the request adds to the session's run and
+	// the history the client holds with it; the caller holds e's lock.
+	fresh(e *entry) ([]trace.Step, []uint64)
+	streamed() bool
+	// body is the request with items added after the client's
+	// conversation, its other fields as they were.
+	body(extra ...json.RawMessage) ([]byte, error)
+	// reply reads a 2xx answer.
+	reply(body []byte) (reply, error)
+	// turn maps the model's output to steps.
+	turn(out json.RawMessage) (turn, error)
+	// newStream rebuilds a streamed answer.
+	newStream() streamAnswer
+	// answerKind names what the API answers, for errors.
+	answerKind() string
+}
+
+// reply is what the guard reads of a model's answer.
+type reply struct {
+	// out is the model's output as the API writes it: chat's message,
+	// the Responses API's list of output items.
+	out    json.RawMessage
+	tokens int
+	// id is the Responses API's id of the answer, which the client's next
+	// request may continue after.
+	id string
+}
+
+// turn is a model's answer as steps.
+type turn struct {
+	steps []trace.Step
+	// finishing says the agent tries to end its run: it called no tool.
+	finishing bool
+	// again is what the answer adds to the conversation when the model is
+	// asked again at a finish gate.
+	again []json.RawMessage
+}
+
+// guarded guards one request: its new steps are observed, pending
+// injections added, the upstream asked, and its answer observed before it
+// is passed on.
+func (p *Proxy) guarded(w http.ResponseWriter, r *http.Request, parse func([]byte) (apiRequest, error)) {
 	p.stats.requests.Add(1)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("reading the request: %v", err))
 		return
 	}
-	req, err := parseRequest(body)
+	req, err := parse(body)
 	if err != nil {
 		p.guardFailed(w, r, body, err)
 		return
 	}
-	e := p.sessions.get(sessionKey(r.Header, req.steps), time.Now())
+	e := p.sessions.get(req.key(p, r.Header), time.Now())
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if d := e.ended(); d != nil {
 		refuse(w, d)
 		return
 	}
-	if e.s == nil || !extends(req.seen, e.seen) {
-		p.begin(e, req)
+	if !req.continues(e) {
+		p.begin(e, req.start())
 	}
-	ds, err := p.observeHistory(e, req.steps[len(e.seen):])
+	steps, seen := req.fresh(e)
+	ds, err := p.observeHistory(e, steps)
 	// What the session holds now is the request's history, whatever
 	// becomes of the answer (a detector that failed did so after the steps
 	// were added).
-	e.seen = req.seen
+	e.seen = seen
 	if err != nil {
 		p.guardFailed(w, r, body, err)
 		return
@@ -67,17 +118,17 @@ func (p *Proxy) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
 	defer cancel()
-	if req.stream {
-		p.stream(ctx, w, r, e, body, ds)
+	if req.streamed() {
+		p.stream(ctx, w, r, e, req, body, ds)
 		return
 	}
 	p.complete(ctx, w, r, e, req, body, ds)
 }
 
-// begin starts a new run of a session: its first request, or one whose
-// history no longer extends what the session holds (the agent started
-// over, or rewrote its history). The run before is stored.
-func (p *Proxy) begin(e *entry, req *chatRequest) {
+// begin starts a new run of a session: its first request, or one that no
+// longer continues what the session holds (the agent started over, or
+// rewrote its history). The run before is stored.
+func (p *Proxy) begin(e *entry, start guard.Start) {
 	if e.s != nil {
 		p.stats.startedOver.Add(1)
 		p.save(e)
@@ -87,9 +138,21 @@ func (p *Proxy) begin(e *entry, req *chatRequest) {
 	if e.gen > 1 {
 		id += fmt.Sprintf("#%d", e.gen)
 	}
-	e.start = guard.Start{Task: task(req.steps), Model: req.model, Format: "openai-chat"}
+	e.start = start
 	e.s = guard.NewSession(id, p.cfg.Policy, e.start)
 	e.seen, e.unsaved, e.began = nil, 0, time.Now()
+	e.response, e.instructions = "", ""
+}
+
+// passed notes that the client holds an answer now: its steps extend the
+// client's history, and a Responses API answer is the point the client's
+// next request may continue after.
+func (p *Proxy) passed(e *entry, rp reply, t turn) {
+	e.seen = append(e.seen, fingerprints(t.steps)...)
+	if rp.id != "" {
+		p.chains.link(e.response, rp.id, e.key)
+		e.response = rp.id
+	}
 }
 
 // observeHistory observes the steps a request adds, a turn at a time as
@@ -139,14 +202,13 @@ func (p *Proxy) guardFailed(w http.ResponseWriter, r *http.Request, body []byte,
 
 // answer is an upstream's answer, read whole.
 type answer struct {
-	resp    *http.Response
-	body    []byte
-	message json.RawMessage // nil when the status is not 2xx
-	tokens  int
+	resp  *http.Response
+	body  []byte
+	reply reply // its out nil when the status is not 2xx
 }
 
 // ask sends a request upstream and reads its answer.
-func (p *Proxy) ask(ctx context.Context, r *http.Request, body []byte) (*answer, error) {
+func (p *Proxy) ask(ctx context.Context, r *http.Request, req apiRequest, body []byte) (*answer, error) {
 	resp, err := p.send(ctx, r, body)
 	if err != nil {
 		return nil, err
@@ -159,7 +221,7 @@ func (p *Proxy) ask(ctx context.Context, r *http.Request, body []byte) (*answer,
 	if resp.StatusCode/100 != 2 {
 		return a, nil
 	}
-	if a.message, a.tokens, err = parseCompletion(a.body); err != nil {
+	if a.reply, err = req.reply(a.body); err != nil {
 		return nil, fmt.Errorf("answered %s with %w", resp.Status, err)
 	}
 	return a, nil
@@ -167,28 +229,27 @@ func (p *Proxy) ask(ctx context.Context, r *http.Request, body []byte) (*answer,
 
 // complete handles a request answered whole: the answer is observed, a
 // finish gate asks again at once, and a block refuses.
-func (p *Proxy) complete(ctx context.Context, w http.ResponseWriter, r *http.Request, e *entry, req *chatRequest, body []byte, ds []guard.Decision) {
+func (p *Proxy) complete(ctx context.Context, w http.ResponseWriter, r *http.Request, e *entry, req apiRequest, body []byte, ds []guard.Decision) {
 	var added []json.RawMessage
 	for asks := 0; ; asks++ {
-		a, err := p.ask(ctx, r, body)
+		a, err := p.ask(ctx, r, req, body)
 		if err != nil {
 			p.upstreamFailed(w, r, err)
 			return
 		}
-		if a.message == nil {
+		if a.reply.out == nil {
 			// The upstream's refusal is the client's to see, as it is.
 			pass(w, a, ds)
 			return
 		}
-		steps, finishing, err := answerSteps(a.message)
+		t, err := req.turn(a.reply.out)
 		var more []guard.Decision
 		if err == nil {
-			more, err = p.observe(e, steps, a.tokens, finishing)
+			more, err = p.observe(e, t.steps, a.reply.tokens, t.finishing)
 		}
 		passed := err != nil || !gate(more) || asks == maxGateAsks
 		if passed {
-			// The client holds this answer now.
-			e.seen = append(e.seen, fingerprints(steps)...)
+			p.passed(e, a.reply, t)
 		}
 		if err != nil {
 			p.answerUnguarded(w, a, ds, err)
@@ -206,7 +267,7 @@ func (p *Proxy) complete(ctx context.Context, w http.ResponseWriter, r *http.Req
 		}
 		// The agent may not finish yet: the model is asked again, told why,
 		// and the client sees only the answer that passes.
-		added = append(added, a.message, injection(e.s.TakeInjections()))
+		added = append(append(added, t.again...), injection(e.s.TakeInjections()))
 		if body, err = req.body(added...); err != nil {
 			p.answerUnguarded(w, a, ds, err)
 			return

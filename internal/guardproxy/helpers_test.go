@@ -137,7 +137,12 @@ func startProxy(t *testing.T, up string, cfg Config) (*Proxy, *httptest.Server) 
 
 func post(t *testing.T, url, body string, header ...string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url+ChatPath, strings.NewReader(body))
+	return postTo(t, url+ChatPath, body, header...)
+}
+
+func postTo(t *testing.T, url, body string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,12 +15,26 @@ import (
 // conversation's opening (its first system and first user message), which
 // every request of a conversation resends.
 func sessionKey(h http.Header, steps []trace.Step) string {
-	if k := strings.TrimSpace(h.Get(SessionHeader)); k != "" {
+	if k, ok := headerKey(h); ok {
 		return k
 	}
-	if id, ok := traceparentID(h.Get("traceparent")); ok {
-		return "trace-" + id
+	return openingKey(steps)
+}
+
+// headerKey is the session a request's headers name, if they do: the
+// session header, else a W3C traceparent's trace.
+func headerKey(h http.Header) (string, bool) {
+	if k := strings.TrimSpace(h.Get(SessionHeader)); k != "" {
+		return k, true
 	}
+	if id, ok := traceparentID(h.Get("traceparent")); ok {
+		return "trace-" + id, true
+	}
+	return "", false
+}
+
+// openingKey names a conversation by a hash of its opening.
+func openingKey(steps []trace.Step) string {
 	var system, user *trace.Step
 	for i := range steps {
 		s := &steps[i]

@@ -4,8 +4,8 @@
 // the traffic (a response header, a corrective message in the next request,
 // a request made again at a finish gate, a refusal).
 //
-// POST /v1/chat/completions is guarded; every other path is forwarded
-// untouched, and GET /faultline/guard/stats reports the proxy's counters.
+// POST /v1/chat/completions and POST /v1/responses are guarded; every
+// other path is forwarded untouched, and GET /faultline/guard/stats reports the proxy's counters.
 package guardproxy
 
 import (
@@ -23,15 +23,16 @@ import (
 
 // Paths the proxy serves itself.
 const (
-	ChatPath  = "/v1/chat/completions"
-	StatsPath = "/faultline/guard/stats"
+	ChatPath      = "/v1/chat/completions"
+	ResponsesPath = "/v1/responses"
+	StatsPath     = "/faultline/guard/stats"
 )
 
 // Defaults of Config.
 const (
 	DefaultTimeout   = 5 * time.Minute
 	DefaultSaveEvery = 50
-	// maxBody bounds a chat request read into memory: a long agent run's
+	// maxBody bounds a guarded request read into memory: a long agent run's
 	// whole history, with room to spare.
 	maxBody = 64 << 20
 )
@@ -62,6 +63,7 @@ type Config struct {
 type Proxy struct {
 	cfg      Config
 	sessions *sessions
+	chains   *chains
 	stats    stats
 	log      *decisionLog
 	saver    *saver
@@ -88,7 +90,7 @@ func New(cfg Config) *Proxy {
 	if cfg.SaveEvery <= 0 {
 		cfg.SaveEvery = DefaultSaveEvery
 	}
-	p := &Proxy{cfg: cfg, stats: newStats()}
+	p := &Proxy{cfg: cfg, stats: newStats(), chains: newChains()}
 	if cfg.Decisions != nil {
 		p.log = &decisionLog{w: cfg.Decisions}
 	}
@@ -109,12 +111,14 @@ func New(cfg Config) *Proxy {
 	return p
 }
 
-// ServeHTTP routes a request: chat completions are guarded, the stats are
+// ServeHTTP routes a request: chat completions and responses are guarded, the stats are
 // answered here, everything else goes upstream untouched.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == ChatPath:
-		p.chat(w, r)
+		p.guarded(w, r, parseChat)
+	case r.Method == http.MethodPost && r.URL.Path == ResponsesPath:
+		p.guarded(w, r, parseResponses)
 	case r.Method == http.MethodGet && r.URL.Path == StatsPath:
 		p.serveStats(w)
 	default:

@@ -149,7 +149,15 @@ func streamedCall(release <-chan struct{}) func(int, http.ResponseWriter, *http.
 // arrived, and returns the lines of the stream.
 func readStream(t *testing.T, url string, release chan struct{}) (*http.Response, []string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url+ChatPath, strings.NewReader(request(true, "system", "s", "user", "go")))
+	return readEvents(t, url+ChatPath, request(true, "system", "s", "user", "go"), release, "looking")
+}
+
+// readEvents posts a streamed request of session "st", closes release once
+// the first event, which says first, arrived, and returns the lines of the
+// stream.
+func readEvents(t *testing.T, url, body string, release chan struct{}, first string) (*http.Response, []string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set(SessionHeader, "st")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -158,14 +166,16 @@ func readStream(t *testing.T, url string, release chan struct{}) (*http.Response
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	var lines []string
+	released := false
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
-		if len(lines) == 1 {
-			if !strings.Contains(sc.Text(), "looking") {
-				t.Errorf("first line %q, want the first chunk", sc.Text())
+		if !released && sc.Text() == "" {
+			if event := strings.Join(lines, "\n"); !strings.Contains(event, first) {
+				t.Errorf("first event %q, want it to say %q", event, first)
 			}
 			// The upstream holds the rest until the client has the first.
 			close(release)
+			released = true
 		}
 	}
 	return resp, lines

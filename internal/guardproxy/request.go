@@ -4,27 +4,62 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 
+	"github.com/faultline/faultline/guard"
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/trace"
 )
 
-// chatRequest is a chat completions request. Its body is kept as the
-// client wrote it: what the proxy does not change reaches the upstream
-// untouched, and a request it adds nothing to is not written again.
-type chatRequest struct {
-	raw      []byte
-	messages json.RawMessage
-	model    string
-	stream   bool
-	// steps are the messages as steps (see ingest.ChatSteps), seen their
-	// fingerprints.
-	steps []trace.Step
-	seen  []uint64
+// conversation is what a request of either API holds: its body, kept as
+// the client wrote it (what the proxy does not change reaches the
+// upstream untouched, and a request it adds nothing to is not written
+// again), and its conversation as steps (see ingest.ChatSteps), seen
+// their fingerprints.
+type conversation struct {
+	raw    []byte
+	model  string
+	stream bool
+	steps  []trace.Step
+	seen   []uint64
 }
 
-// parseRequest reads a chat completions request.
-func parseRequest(body []byte) (*chatRequest, error) {
+func (c *conversation) streamed() bool { return c.stream }
+
+// continues reports whether the request's history extends what the
+// session holds: the request resends the whole conversation.
+func (c *conversation) continues(e *entry) bool { return e.s != nil && extends(c.seen, e.seen) }
+
+func (c *conversation) fresh(e *entry) ([]trace.Step, []uint64) { return c.steps[len(e.seen):], c.seen }
+
+// rewrite is the request with its list field replaced, its other fields
+// as they were.
+func (c *conversation) rewrite(field string, list []json.RawMessage) ([]byte, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(c.raw, &fields); err != nil {
+		return nil, fmt.Errorf("rewriting the request: %w", err)
+	}
+	all, err := json.Marshal(list)
+	if err != nil {
+		return nil, fmt.Errorf("adding to the request's %s: %w", field, err)
+	}
+	fields[field] = all
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return nil, fmt.Errorf("writing the request: %w", err)
+	}
+	return out, nil
+}
+
+// chatRequest is a chat completions request.
+type chatRequest struct {
+	conversation
+	messages json.RawMessage
+}
+
+// parseChat reads a chat completions request.
+func parseChat(body []byte) (apiRequest, error) {
 	var head struct {
 		Messages json.RawMessage `json:"messages"`
 		Model    string          `json:"model"`
@@ -40,30 +75,36 @@ func parseRequest(body []byte) (*chatRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &chatRequest{raw: body, messages: head.Messages, model: head.Model, stream: head.Stream, steps: steps, seen: fingerprints(steps)}, nil
+	return &chatRequest{conversation{raw: body, model: head.Model, stream: head.Stream, steps: steps, seen: fingerprints(steps)}, head.Messages}, nil
 }
 
-// body is the request with messages added after the client's, its other
-// fields as they were.
+func (c *chatRequest) key(_ *Proxy, h http.Header) string { return sessionKey(h, c.steps) }
+
+func (c *chatRequest) start() guard.Start {
+	return guard.Start{Task: task(c.steps), Model: c.model, Format: "openai-chat"}
+}
+
+func (c *chatRequest) reply(body []byte) (reply, error) {
+	message, tokens, err := parseCompletion(body)
+	return reply{out: message, tokens: tokens}, err
+}
+
+func (c *chatRequest) turn(message json.RawMessage) (turn, error) {
+	steps, finishing, err := answerSteps(message)
+	return turn{steps: steps, finishing: finishing, again: []json.RawMessage{message}}, err
+}
+
+func (c *chatRequest) newStream() streamAnswer { return &accumulator{} }
+
+func (c *chatRequest) answerKind() string { return "a chat completion" }
+
+// body is the request with messages added after the client's.
 func (c *chatRequest) body(extra ...json.RawMessage) ([]byte, error) {
-	var fields map[string]json.RawMessage
 	var msgs []json.RawMessage
-	if err := json.Unmarshal(c.raw, &fields); err != nil {
-		return nil, fmt.Errorf("rewriting the request: %w", err)
-	}
 	if err := json.Unmarshal(c.messages, &msgs); err != nil {
 		return nil, fmt.Errorf("rewriting the request's messages: %w", err)
 	}
-	all, err := json.Marshal(append(msgs, extra...))
-	if err != nil {
-		return nil, fmt.Errorf("adding to the request's messages: %w", err)
-	}
-	fields["messages"] = all
-	out, err := json.Marshal(fields)
-	if err != nil {
-		return nil, fmt.Errorf("writing the request: %w", err)
-	}
-	return out, nil
+	return c.rewrite("messages", append(msgs, extra...))
 }
 
 // task is the conversation's first user message: what the agent was asked.
@@ -113,10 +154,11 @@ func answerSteps(message json.RawMessage) ([]trace.Step, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	for _, s := range steps {
-		if s.Kind == trace.KindToolCall {
-			return steps, false, nil
-		}
-	}
-	return steps, true, nil
+	return steps, finishes(steps), nil
+}
+
+// finishes reports whether a model's turn tries to end the run: it calls
+// no tool.
+func finishes(steps []trace.Step) bool {
+	return !slices.ContainsFunc(steps, func(s trace.Step) bool { return s.Kind == trace.KindToolCall })
 }

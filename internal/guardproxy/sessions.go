@@ -26,6 +26,10 @@ type entry struct {
 	seen []uint64
 	// unsaved counts the decisions made since the run was last stored.
 	unsaved int
+	// Of the Responses API: the id of the last answer the client was
+	// given, which its next request continues after, and the instructions
+	// the run holds, which a client resends with each request.
+	response, instructions string
 
 	// Of the table, under its lock.
 	used time.Time

@@ -11,7 +11,7 @@ import (
 
 // Stats is what GET /faultline/guard/stats answers.
 type Stats struct {
-	Requests     int64 `json:"requests"` // chat completions requests
+	Requests     int64 `json:"requests"` // guarded requests: chat completions and responses
 	OpenSessions int   `json:"open_sessions"`
 	Evicted      int64 `json:"evicted"`
 	// StartedOver counts requests whose history did not extend what their

@@ -15,13 +15,26 @@ import (
 	"github.com/faultline/faultline/guard"
 )
 
+// streamAnswer rebuilds a streamed answer from its events.
+type streamAnswer interface {
+	// add takes one event of the stream, its lines as they came, and
+	// reports whether it is the stream's last: the answer is observed
+	// before it is passed on.
+	add(event []byte) (last bool)
+	// reply is the answer the events so far make; false when none came.
+	reply() (reply, bool)
+	// writeError writes an error as the API's stream event.
+	writeError(w io.Writer, e apiErrorBody)
+}
+
 // stream handles a streamed request: the upstream's events reach the
-// client as they arrive, while their deltas rebuild the model's message,
-// observed before the closing "data: [DONE]". The response's headers are
-// gone by then, so its decisions are told in the stream: an annotation as
-// a comment line, a block as an error event; an inject at a finish gate
+// client as they arrive, while the answer is rebuilt from them and
+// observed before the stream's last event (chat's "data: [DONE]", the
+// Responses API's response.completed). The response's headers are gone by
+// then, so its decisions are told in the stream: an annotation as a
+// comment line, a block as an error event; an inject at a finish gate
 // waits for the next request.
-func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Request, e *entry, body []byte, ds []guard.Decision) {
+func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Request, e *entry, req apiRequest, body []byte, ds []guard.Decision) {
 	resp, err := p.send(ctx, r, body)
 	if err != nil {
 		p.upstreamFailed(w, r, err)
@@ -30,7 +43,7 @@ func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	defer resp.Body.Close()
 	ok := resp.StatusCode/100 == 2
 	if media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ok && media != "text/event-stream" {
-		p.upstreamFailed(w, r, fmt.Errorf("answered %s with %w stream (Content-Type %q)", resp.Status, errNotCompletion, media))
+		p.upstreamFailed(w, r, fmt.Errorf("answered %s with a body that is not %s stream (Content-Type %q)", resp.Status, req.answerKind(), media))
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
@@ -41,36 +54,39 @@ func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		return
 	}
 	flush := http.NewResponseController(w).Flush
-	var acc accumulator
+	acc := req.newStream()
 	in := bufio.NewReader(resp.Body)
 	done := false
+	var event []byte
 	for {
 		line, err := in.ReadBytes('\n')
-		data := bytes.TrimSpace(line)
-		if last := string(data) == "data: [DONE]" || string(data) == "data:[DONE]"; last && !done {
-			done = true
-			p.streamEnd(w, e, &acc)
-		} else {
-			acc.add(data)
-		}
-		if _, werr := w.Write(line); werr != nil {
-			p.cfg.Log.Debug("client went away during a stream", "err", werr)
-			return
-		}
-		if len(data) == 0 || done {
+		event = append(event, line...)
+		// An event ends at a blank line; it is passed on whole, once read.
+		if len(event) > 0 && (len(bytes.TrimSpace(line)) == 0 || err != nil) {
+			if acc.add(event) && !done {
+				done = true
+				p.streamEnd(w, e, req, acc)
+			}
+			if _, werr := w.Write(event); werr != nil {
+				p.cfg.Log.Debug("client went away during a stream", "err", werr)
+				return
+			}
 			_ = flush()
+			event = event[:0]
 		}
 		switch {
 		case errors.Is(err, io.EOF):
-			if !done && acc.chunks > 0 {
-				// An upstream that ends its stream without [DONE].
-				p.streamEnd(w, e, &acc)
-				_ = flush()
+			if !done {
+				// An upstream that ends its stream without its last event.
+				if _, some := acc.reply(); some {
+					p.streamEnd(w, e, req, acc)
+					_ = flush()
+				}
 			}
 			return
 		case errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil:
 			// Too late for a status: the client is told in the stream.
-			writeEvent(w, apiErrorBody{Type: "upstream_timeout", Message: fmt.Sprintf("upstream %s did not finish within %s", p.cfg.Upstream, p.cfg.Timeout)})
+			acc.writeError(w, apiErrorBody{Type: "upstream_timeout", Message: fmt.Sprintf("upstream %s did not finish within %s", p.cfg.Upstream, p.cfg.Timeout)})
 			_ = flush()
 			return
 		case err != nil:
@@ -80,22 +96,21 @@ func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	}
 }
 
-// streamEnd observes a streamed message and writes its decisions into the
+// streamEnd observes a streamed answer and writes its decisions into the
 // stream.
-func (p *Proxy) streamEnd(w io.Writer, e *entry, acc *accumulator) {
-	message := acc.message()
-	steps, finishing, err := answerSteps(message)
+func (p *Proxy) streamEnd(w io.Writer, e *entry, req apiRequest, acc streamAnswer) {
+	rp, _ := acc.reply()
+	t, err := req.turn(rp.out)
 	var ds []guard.Decision
 	if err == nil {
-		ds, err = p.observe(e, steps, acc.tokens, finishing)
+		ds, err = p.observe(e, t.steps, rp.tokens, t.finishing)
 	}
-	// The client holds this answer now.
-	e.seen = append(e.seen, fingerprints(steps)...)
+	p.passed(e, rp, t)
 	if err != nil {
 		if !p.cfg.Policy.FailOpen {
 			p.stats.failClosed.Add(1)
 			p.cfg.Log.Error("guard failed over a streamed answer: refused", "err", err)
-			writeEvent(w, apiErrorBody{Message: "faultline guard failed: " + err.Error(), Type: "faultline_guard_error"})
+			acc.writeError(w, apiErrorBody{Message: "faultline guard failed: " + err.Error(), Type: "faultline_guard_error"})
 			return
 		}
 		p.stats.failOpen.Add(1)
@@ -108,11 +123,11 @@ func (p *Proxy) streamEnd(w io.Writer, e *entry, acc *accumulator) {
 		}
 	}
 	if d := e.ended(); d != nil {
-		writeEvent(w, blocked(d))
+		acc.writeError(w, blocked(d))
 	}
 }
 
-// writeEvent writes an error as a stream's event.
+// writeEvent writes an error as a chat stream's event.
 func writeEvent(w io.Writer, e apiErrorBody) {
 	raw, _ := json.Marshal(apiError{Error: e})
 	fmt.Fprintf(w, "data: %s\n\n", raw)
@@ -156,9 +171,29 @@ type chunk struct {
 	Usage *usage `json:"usage"`
 }
 
-// add takes one line of the stream; what is not a chunk of the first
+// add takes one event of the stream: its data lines are chunks, but for
+// the last, "data: [DONE]".
+func (a *accumulator) add(event []byte) (last bool) {
+	for line := range bytes.Lines(event) {
+		data := bytes.TrimSpace(line)
+		if string(data) == "data: [DONE]" || string(data) == "data:[DONE]" {
+			last = true
+			continue
+		}
+		a.chunk(data)
+	}
+	return last
+}
+
+func (a *accumulator) reply() (reply, bool) {
+	return reply{out: a.message(), tokens: a.tokens}, a.chunks > 0
+}
+
+func (a *accumulator) writeError(w io.Writer, e apiErrorBody) { writeEvent(w, e) }
+
+// chunk takes one line of the stream; what is not a chunk of the first
 // choice (comments, other events, other choices) is passed over.
-func (a *accumulator) add(line []byte) {
+func (a *accumulator) chunk(line []byte) {
 	payload, ok := bytes.CutPrefix(line, []byte("data:"))
 	if !ok {
 		return
