@@ -7,15 +7,17 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/export"
 	"github.com/faultline/faultline/internal/guardproxy"
 )
 
 func (a *app) guardCommand() *cobra.Command {
-	var policyPath, upstream, listen, decisionsPath string
+	var policyPath, upstream, listen, decisionsPath, otlpSignal string
 	cfg := guardproxy.Config{}
 	cmd := &cobra.Command{
 		Use:   "guard --upstream URL",
@@ -80,7 +82,18 @@ session_idle. GET /faultline/guard/stats answers the counters as JSON.
 Every decision is written, with --decisions FILE, as a JSON line; with --db (or
 $FAULTLINE_DB), each session's run is stored as a trace of format "guard" whose findings
 (source guard) are its decisions, at their steps: when it ends, is evicted, every 50
-decisions, and at Ctrl-C, which finishes the requests in flight first.`,
+decisions, and at Ctrl-C, which finishes the requests in flight first.
+
+With --otlp URL, every decision is posted as it is made to an OpenTelemetry collector
+over OTLP/HTTP JSON: a log record named
+gen_ai.evaluation.result to URL/v1/logs, with the attributes faultline export --format
+otlp writes for a finding (the rule and action in gen_ai.evaluation.explanation,
+faultline.trace_id the session's run), in the agent's trace when a traceparent named the
+session. With --otlp-signal spans, each is a span under the step it cites, posted to
+URL/v1/traces, for Phoenix, Langfuse or faultline receive, which take traces only. Posts go in the background, in batches of at most 100, every second; a
+request never waits for them. A post that fails is logged and its decisions counted as
+otlp_failed in the stats, not retried; at most 10000 decisions wait, the rest are
+dropped and counted as otlp_dropped.`,
 		Example: `  faultline guard --upstream https://api.openai.com --policy examples/guard.yaml
   OPENAI_BASE_URL=http://127.0.0.1:8089/v1 python my_agent.py
   faultline guard replay --policy examples/guard.yaml runs/`,
@@ -95,6 +108,18 @@ decisions, and at Ctrl-C, which finishes the requests in flight first.`,
 				return fmt.Errorf("--upstream %q: an http:// or https:// URL", upstream)
 			}
 			cfg.Upstream = u
+			if cfg.OTLP != "" {
+				if o, err := url.Parse(cfg.OTLP); err != nil || (o.Scheme != "http" && o.Scheme != "https") || o.Host == "" {
+					return fmt.Errorf("--otlp %q: an http:// or https:// URL", cfg.OTLP)
+				}
+			}
+			switch otlpSignal {
+			case "logs":
+			case "spans":
+				cfg.OTLPSpans = true
+			default:
+				return fmt.Errorf("--otlp-signal %q: want %s", otlpSignal, strings.Join(export.Signals, " or "))
+			}
 			if cfg.Policy, err = loadPolicy(policyPath); err != nil {
 				return err
 			}
@@ -141,6 +166,8 @@ decisions, and at Ctrl-C, which finishes the requests in flight first.`,
 	f.StringVar(&listen, "listen", "127.0.0.1:8089", "address to listen on, as `HOST:PORT`")
 	f.DurationVar(&cfg.Timeout, "upstream-timeout", guardproxy.DefaultTimeout, "longest exchange with the upstream, streams included: 504 beyond")
 	f.StringVar(&decisionsPath, "decisions", "", "append every decision to `FILE` as a JSON line")
+	f.StringVar(&cfg.OTLP, "otlp", "", "post every decision to the OTLP/HTTP endpoint at `URL` (such as http://localhost:4318)")
+	f.StringVar(&otlpSignal, "otlp-signal", "logs", "with --otlp: post decisions as `logs` (gen_ai.evaluation.result events) or spans")
 	cmd.AddCommand(a.guardReplayCommand(&policyPath))
 	return cmd
 }
@@ -155,4 +182,7 @@ func writeGuardStats(w io.Writer, s guardproxy.Stats) {
 	}
 	fmt.Fprintf(w, "guarded %d requests: %d decisions, %d sessions open at the end, %d evicted, %d passed unguarded and %d refused when the guard failed\n",
 		s.Requests, decisions, s.OpenSessions, s.Evicted, s.FailOpen, s.FailClosed)
+	if s.OTLPSent+s.OTLPFailed+s.OTLPDropped > 0 {
+		fmt.Fprintf(w, "posted %d decisions over OTLP: %d more failed and %d were dropped\n", s.OTLPSent, s.OTLPFailed, s.OTLPDropped)
+	}
 }

@@ -52,51 +52,12 @@ func (o *otlp) trace(t *trace.Trace) (int, error) {
 	if len(t.Findings) == 0 {
 		return 0, nil
 	}
-	traceID := otelTraceID(t)
 	var doc []byte
 	var err error
 	if o.spans {
-		td := ptrace.NewTraces()
-		rs := td.ResourceSpans().AppendEmpty()
-		resource(rs.Resource())
-		ss := rs.ScopeSpans().AppendEmpty()
-		ss.Scope().SetName(scopeName)
-		for i, f := range t.Findings {
-			parent, at := evaluated(t, f)
-			sp := ss.Spans().AppendEmpty()
-			sp.SetTraceID(traceID)
-			sp.SetSpanID(derivedSpanID(t.ID + "/finding/" + strconv.Itoa(i)))
-			sp.SetParentSpanID(parent)
-			sp.SetName(EventName)
-			sp.SetKind(ptrace.SpanKindInternal)
-			sp.SetStartTimestamp(at)
-			sp.SetEndTimestamp(at)
-			attributes(sp.Attributes(), t, f)
-			// Phoenix shows spans of this kind as evaluations.
-			sp.Attributes().PutStr("openinference.span.kind", "EVALUATOR")
-			ev := sp.Events().AppendEmpty()
-			ev.SetName(EventName)
-			ev.SetTimestamp(at)
-			attributes(ev.Attributes(), t, f)
-		}
-		doc, err = (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+		doc, err = (&ptrace.JSONMarshaler{}).MarshalTraces(Spans(t, 0))
 	} else {
-		ld := plog.NewLogs()
-		rl := ld.ResourceLogs().AppendEmpty()
-		resource(rl.Resource())
-		sl := rl.ScopeLogs().AppendEmpty()
-		sl.Scope().SetName(scopeName)
-		for _, f := range t.Findings {
-			spanID, at := evaluated(t, f)
-			lr := sl.LogRecords().AppendEmpty()
-			lr.SetEventName(EventName)
-			lr.SetTraceID(traceID)
-			lr.SetSpanID(spanID)
-			lr.SetTimestamp(at)
-			lr.SetSeverityNumber(plog.SeverityNumberInfo)
-			attributes(lr.Attributes(), t, f)
-		}
-		doc, err = (&plog.JSONMarshaler{}).MarshalLogs(ld)
+		doc, err = (&plog.JSONMarshaler{}).MarshalLogs(Logs(t))
 	}
 	if err != nil {
 		return 0, err
@@ -106,6 +67,63 @@ func (o *otlp) trace(t *trace.Trace) (int, error) {
 		return 0, err
 	}
 	return len(t.Findings), nil
+}
+
+// Logs is the OTLP logs document of a trace's findings, as export writes
+// it with signal "logs": one resource (service faultline) and one scope,
+// holding a log record named gen_ai.evaluation.result a finding.
+func Logs(t *trace.Trace) plog.Logs {
+	traceID := otelTraceID(t)
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	resource(rl.Resource())
+	sl := rl.ScopeLogs().AppendEmpty()
+	sl.Scope().SetName(scopeName)
+	for _, f := range t.Findings {
+		spanID, at := evaluated(t, f)
+		lr := sl.LogRecords().AppendEmpty()
+		lr.SetEventName(EventName)
+		lr.SetTraceID(traceID)
+		lr.SetSpanID(spanID)
+		lr.SetTimestamp(at)
+		lr.SetSeverityNumber(plog.SeverityNumberInfo)
+		attributes(lr.Attributes(), t, f)
+	}
+	return ld
+}
+
+// Spans is the OTLP traces document of a trace's findings, as export
+// writes it with signal "spans": one resource and one scope, holding a
+// zero-length span a finding, under the span the finding is about, with
+// the event as a span event. first is the index of t.Findings[0] among
+// the trace's findings, for a caller that sends them a few at a time: a
+// finding's span id is derived from it.
+func Spans(t *trace.Trace, first int) ptrace.Traces {
+	traceID := otelTraceID(t)
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	resource(rs.Resource())
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName(scopeName)
+	for i, f := range t.Findings {
+		parent, at := evaluated(t, f)
+		sp := ss.Spans().AppendEmpty()
+		sp.SetTraceID(traceID)
+		sp.SetSpanID(derivedSpanID(t.ID + "/finding/" + strconv.Itoa(first+i)))
+		sp.SetParentSpanID(parent)
+		sp.SetName(EventName)
+		sp.SetKind(ptrace.SpanKindInternal)
+		sp.SetStartTimestamp(at)
+		sp.SetEndTimestamp(at)
+		attributes(sp.Attributes(), t, f)
+		// Phoenix shows spans of this kind as evaluations.
+		sp.Attributes().PutStr("openinference.span.kind", "EVALUATOR")
+		ev := sp.Events().AppendEmpty()
+		ev.SetName(EventName)
+		ev.SetTimestamp(at)
+		attributes(ev.Attributes(), t, f)
+	}
+	return td
 }
 
 func (o *otlp) close() error { return o.w.Flush() }

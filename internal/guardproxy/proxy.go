@@ -57,6 +57,13 @@ type Config struct {
 	// evicted or starts over, every SaveEvery decisions, and at Close.
 	Store     ingest.Sink
 	SaveEvery int
+	// OTLP, when set, is an OTLP/HTTP endpoint (such as
+	// http://localhost:4318) that receives every decision, as it is made,
+	// as the gen_ai.evaluation.result event faultline export writes for a
+	// finding: a log record posted to /v1/logs, or with OTLPSpans a span
+	// posted to /v1/traces.
+	OTLP      string
+	OTLPSpans bool
 }
 
 // Proxy is the guard's HTTP handler. Close stores what it holds.
@@ -67,11 +74,12 @@ type Proxy struct {
 	stats    stats
 	log      *decisionLog
 	saver    *saver
+	otlp     *otlpExporter
 	forward  *httputil.ReverseProxy
 }
 
-// New makes a proxy. When cfg.Store is set, it writes runs in the
-// background until Close.
+// New makes a proxy. When cfg.Store or cfg.OTLP is set, it writes runs or
+// posts decisions in the background until Close.
 func New(cfg Config) *Proxy {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -96,6 +104,9 @@ func New(cfg Config) *Proxy {
 	}
 	if cfg.Store != nil {
 		p.saver = startSaver(cfg.Store, cfg.Log)
+	}
+	if cfg.OTLP != "" {
+		p.otlp = startOTLP(cfg.OTLP, cfg.OTLPSpans, cfg.Client, cfg.Log)
 	}
 	p.sessions = newSessions(cfg.Policy.MaxSessions, cfg.Policy.SessionIdle, p.evicted)
 	p.forward = &httputil.ReverseProxy{

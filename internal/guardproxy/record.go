@@ -22,7 +22,7 @@ import (
 const Source = "guard"
 
 // record counts a session's new decisions, writes them to the decision
-// log, and stores the session's run when it ended or has made SaveEvery
+// log, queues them for the OTLP endpoint, and stores the session's run when it ended or has made SaveEvery
 // decisions since last stored.
 func (p *Proxy) record(e *entry, ds []guard.Decision) {
 	if len(ds) == 0 {
@@ -33,6 +33,9 @@ func (p *Proxy) record(e *entry, ds []guard.Decision) {
 		if err := p.log.write(ds); err != nil {
 			p.cfg.Log.Error("writing decisions", "err", err)
 		}
+	}
+	if p.otlp != nil {
+		p.exportDecisions(e, ds)
 	}
 	e.unsaved += len(ds)
 	if e.unsaved >= p.cfg.SaveEvery || slices.ContainsFunc(ds, func(d guard.Decision) bool { return d.Action == guard.Block }) {
@@ -60,9 +63,7 @@ func (p *Proxy) evicted(e *entry) {
 }
 
 // run is the session's run as a trace of format "guard" whose findings are
-// its decisions, each at the steps it cites (or at the step it was made
-// at), its explanation naming the rule and action. The caller holds the
-// entry's lock.
+// its decisions. The caller holds the entry's lock.
 func (e *entry) run() *trace.Trace {
 	if e.s == nil {
 		return nil
@@ -74,20 +75,26 @@ func (e *entry) run() *trace.Trace {
 		Steps: slices.Clone(e.s.Steps()),
 	}
 	for _, d := range e.s.Decisions() {
-		steps := d.Steps
-		if len(steps) == 0 && d.Step >= 0 {
-			steps = []int{d.Step}
-		}
-		t.Findings = append(t.Findings, trace.Finding{
-			Mode: d.Mode, Source: Source, Verdict: trace.Present, Detector: d.Detector,
-			Steps: steps, Quote: d.Quote,
-			Explanation: fmt.Sprintf("%s (%s): %s", d.Rule, d.Action, d.Explanation),
-		})
+		t.Findings = append(t.Findings, finding(d))
 	}
 	if d := e.s.Ended(); d != nil {
 		t.SetMeta("guard_blocked_by", d.Rule)
 	}
 	return t
+}
+
+// finding is a decision as a finding: at the steps it cites (or at the step
+// it was made at), its explanation naming the rule and action.
+func finding(d guard.Decision) trace.Finding {
+	steps := d.Steps
+	if len(steps) == 0 && d.Step >= 0 {
+		steps = []int{d.Step}
+	}
+	return trace.Finding{
+		Mode: d.Mode, Source: Source, Verdict: trace.Present, Detector: d.Detector,
+		Steps: steps, Quote: d.Quote,
+		Explanation: fmt.Sprintf("%s (%s): %s", d.Rule, d.Action, d.Explanation),
+	}
 }
 
 // decisionLog writes decisions as JSON lines.

@@ -54,14 +54,18 @@ func sweepEvery(idle time.Duration) time.Duration {
 	return min(max(idle/10, time.Second), time.Minute)
 }
 
-// Close stores every session's run and waits for the store to take them,
-// or for ctx to end.
+// Close stores every session's run and posts the decisions queued for the
+// OTLP endpoint, and waits for both, or for ctx to end.
 func (p *Proxy) Close(ctx context.Context) error {
-	if p.saver == nil {
-		return nil
+	var errs []error
+	if p.saver != nil {
+		for _, e := range p.sessions.all() {
+			p.saver.put(saveJob{e: e})
+		}
+		errs = append(errs, p.saver.close(ctx))
 	}
-	for _, e := range p.sessions.all() {
-		p.saver.put(saveJob{e: e})
+	if p.otlp != nil {
+		errs = append(errs, p.otlp.close(ctx))
 	}
-	return p.saver.close(ctx)
+	return errors.Join(errs...)
 }

@@ -23,6 +23,11 @@ type Stats struct {
 	FailClosed int64 `json:"fail_closed"`
 	// Decisions counts decisions by rule, then action.
 	Decisions map[string]map[string]int64 `json:"decisions"`
+	// With an OTLP endpoint: the decisions posted to it, those of posts
+	// that failed, and those dropped with the queue full.
+	OTLPSent    int64 `json:"otlp_sent"`
+	OTLPFailed  int64 `json:"otlp_failed"`
+	OTLPDropped int64 `json:"otlp_dropped"`
 }
 
 type stats struct {
@@ -57,6 +62,9 @@ func (p *Proxy) Stats() Stats {
 		Decisions:   map[string]map[string]int64{},
 	}
 	out.OpenSessions, out.Evicted = p.sessions.counts()
+	if p.otlp != nil {
+		out.OTLPSent, out.OTLPFailed, out.OTLPDropped = p.otlp.sent.Load(), p.otlp.failed.Load(), p.otlp.dropped.Load()
+	}
 	p.stats.mu.Lock()
 	defer p.stats.mu.Unlock()
 	for rule, byAction := range p.stats.decisions {
