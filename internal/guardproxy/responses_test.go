@@ -244,3 +244,14 @@ func TestGuardResponsesStreamBlock(t *testing.T) {
 		t.Errorf("stream %q: want an error event before response.completed", lines)
 	}
 }
+
+func TestGuardResponsesNotAResponse(t *testing.T) {
+	up := newUpstream(t, func(_ int, w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "hello") })
+	_, srv := startProxy(t, up.URL, Config{Policy: policy()})
+	for _, stream := range []bool{false, true} {
+		resp, body := postResponses(t, srv.URL, map[string]any{"input": "go", "stream": stream})
+		if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, "not a response") {
+			t.Errorf("stream %v: status %d %s, want 502 saying it is not a response", stream, resp.StatusCode, body)
+		}
+	}
+}
