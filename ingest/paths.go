@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -205,11 +206,21 @@ func linkProblem(p string, err error) string {
 type walker struct {
 	sink Sink
 	opts Options
-	sum  Summary
 	zero *zeroDirs
+	// mu guards sum and the reporting of issues: a file's decoder and the
+	// goroutine storing its traces (see handoff) both count and report.
+	mu  sync.Mutex
+	sum Summary
 }
 
 func (w *walker) report(i Issue) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reportLocked(i)
+}
+
+// reportLocked reports an issue; the caller holds w.mu.
+func (w *walker) reportLocked(i Issue) {
 	if i.Severity == Error {
 		w.sum.Errors++
 	} else {
@@ -564,20 +575,16 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool, 
 	errorsBefore := w.sum.Errors
 	in := &Input{Path: display, R: pos, report: w.report, limit: w.opts.TextLimit}
 	w.sum.Files++
+	give := w.handoff(ctx, fs, display)
 	decodeErr := format.Decode(ctx, in, func(t *trace.Trace) error {
 		if t.Format == "codex" && stream == "" {
 			w.zero.annotate(in, path, t)
 		}
-		err := fs.Trace(ctx, t)
-		if errors.Is(err, ErrRefused) {
-			// One trace declined; the rest of the file is still read.
-			w.sum.Refused++
-			w.report(Issue{Path: display, Severity: Error, Message: err.Error()})
-			return nil
-		}
-		w.sum.Traces++
-		return err
+		return give.trace(t)
 	})
+	if err := give.wait(); decodeErr == nil {
+		decodeErr = err
+	}
 	if decodeErr != nil && ctx.Err() == nil {
 		w.report(pos.stopped(display, decodeErr))
 	}
