@@ -4,7 +4,8 @@
 #     rollouts (copies of the largest real session, as bench/ingest.sh
 #     builds them) into a new store: MB/s and the client's peak RSS (and
 #     the server's, for PostgreSQL);
-#   - `faultline report --format json` and the dashboard's first view of a
+#   - `faultline report --format json`, the dashboard's first view and the
+#     agreement page's first view (as bench/report.sh asks for it) of a
 #     generated cohort of TRACES traces (default 20,000; bench/cohortgen),
 #     copied from SQLite into PostgreSQL with bench/storecopy, both reports
 #     checked to be the same bytes.
@@ -92,4 +93,4 @@ echo "cohort: $traces traces copied into PostgreSQL in $(echo "$(date +%s.%N) - 
 cmp -s "$work/sqlite.json" "$work/postgresql.json" && echo "reports: the same bytes from both" || echo "reports: DIFFERENT"
 # reportbench calls its sides before and after: here SQLite, then PostgreSQL.
 "$work/reportbench" -before "$work/faultline" -before-db "$cohort" -after "$work/faultline" -after-db "$(on_db bench_cohort)" \
-  -rounds "${ROUNDS:-1}" -formats json -agreement "" 2>/dev/null | sed 's/ before / sqlite /; s/ after  / pgsql  /'
+  -rounds "${ROUNDS:-1}" -formats json 2>/dev/null | sed 's/ before / sqlite /; s/ after  / pgsql  /'
