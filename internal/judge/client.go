@@ -136,7 +136,7 @@ func NewOpenAI(opt ClientOptions) *OpenAI {
 	if opt.MaxRetryAfter <= 0 {
 		opt.MaxRetryAfter = DefaultClientOptions.MaxRetryAfter
 	}
-	c := &OpenAI{url: chatURL(opt.BaseURL), opt: opt, http: &http.Client{Transport: transport}, format: opt.Format, log: opt.Log, sleep: sleep}
+	c := &OpenAI{url: chatURL(opt.BaseURL), opt: opt, http: &http.Client{Transport: transport}, format: opt.Format, log: opt.Log, sleep: Sleep}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -289,8 +289,8 @@ func (c *OpenAI) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	return d/2 + jitter(d/2)
 }
 
-// sleep waits d, or until ctx ends, when it returns ctx's error.
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx ends, when it returns ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

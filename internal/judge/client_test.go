@@ -254,7 +254,7 @@ func TestClientRetryAfterCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.sleep = func(ctx context.Context, d time.Duration) error {
 		cancel() // as an interrupt during the pause
-		return sleep(ctx, d)
+		return Sleep(ctx, d)
 	}
 	if _, err := c.Complete(ctx, ask); !errors.Is(err, context.Canceled) || len(srv.Calls()) != 1 {
 		t.Errorf("err %v after %d calls, want context.Canceled after 1", err, len(srv.Calls()))
@@ -273,7 +273,7 @@ func TestSleep(t *testing.T) {
 		{"elapsed", context.Background(), time.Millisecond, nil},
 		{"cancelled before an hour", cancelled, time.Hour, context.Canceled},
 	} {
-		if err := sleep(tc.ctx, tc.d); !errors.Is(err, tc.want) {
+		if err := Sleep(tc.ctx, tc.d); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}

@@ -36,14 +36,7 @@ func (l sharedLimit) wait(ctx context.Context, endpoint string, rpm float64) err
 	if err != nil || d <= 0 {
 		return err
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return judge.Sleep(ctx, d)
 }
 
 // reserve takes the endpoint's next call slot: it returns the slot's time
