@@ -111,3 +111,41 @@ func TestLoadMissing(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// FuzzParse: whatever the file holds, Parse returns a policy or an error
+// naming the file, and never panics; a policy it returns has rules that
+// each apply one kind of check.
+func FuzzParse(f *testing.F) {
+	example, err := os.ReadFile(filepath.Join("..", "examples", "guard.yaml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(example)
+	f.Add([]byte("rules:\n  - name: a\n    budget: {steps: 3, warn_at: 0.5}\n    action: block\n"))
+	f.Add([]byte("rules:\n  - name: a\n    signals: ['(?i)either']\n  - name: b\n    detectors: [missing-answer]\n    when: finish\n"))
+	f.Add([]byte("rules: [{name: a, detectors: [repeated-tool-call], min_steps: 2, max_fires: 1}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse("f.yaml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.yaml") {
+				t.Errorf("error without the file: %v", err)
+			}
+			return
+		}
+		for _, r := range p.Rules {
+			kinds := 0
+			if r.Detectors != nil {
+				kinds++
+			}
+			if r.Budget != nil {
+				kinds++
+			}
+			if r.Signals != nil {
+				kinds++
+			}
+			if kinds != 1 || r.Name == "" || r.Mode == "" {
+				t.Errorf("rule %+v", r)
+			}
+		}
+	})
+}

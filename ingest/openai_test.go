@@ -94,3 +94,22 @@ func FuzzOpenAIChat(f *testing.F) {
 	f.Add([]byte("{\"role\": \"user\", \"content\": \"a\"}\n{\"role\": \"tool\", \"content\": \"b\"}\n[{\"role\": \"assistant\", \"tool_calls\": [{\"function\": \"f\"}]}]"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzFormat(t, OpenAIChat{}, data) })
 }
+
+// FuzzChatSteps: a conversation in progress gives steps of known kinds, or
+// an error, and never panics.
+func FuzzChatSteps(f *testing.F) {
+	f.Add([]byte(`[{"role": "system", "content": "s"}, {"role": "user", "content": "u"}, {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c", "content": "r"}]`))
+	f.Add([]byte(`[{"role": "assistant", "content": [{"type": "text", "text": "a"}]}]`))
+	f.Add([]byte(`{"role": "user"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		steps, err := ChatSteps(data)
+		if err != nil {
+			return
+		}
+		for _, s := range steps {
+			if !s.Kind.Valid() {
+				t.Errorf("step of kind %q", s.Kind)
+			}
+		}
+	})
+}
