@@ -21,6 +21,9 @@ type mapper struct {
 	// result, so a tool span that carries no call id finds the call it
 	// answers.
 	pending map[string][]string
+	// prompts holds, per agent, the input of its latest LLM span given as a
+	// JSON list (see prompt).
+	prompts map[string]*prompt
 	models  []string
 	vocab   []string
 	notes   []string
@@ -79,7 +82,7 @@ func (m *mapper) agentStart(s *Span, agent string) {
 	if in := firstAttr(s, "input.value", "traceloop.entity.input"); len(msgs) == 0 && in != "" {
 		msgs = []message{{Role: trace.RoleUser, Text: in}}
 	}
-	m.input(s, agent, s.Start, msgs)
+	m.input(s, agent, s.Start, msgs, map[string]int{})
 }
 
 // agentEnd emits an agent's answer, which mostly repeats its last LLM
@@ -89,17 +92,27 @@ func (m *mapper) agentEnd(s *Span, agent string) {
 	if out := firstAttr(s, "output.value", "traceloop.entity.output"); len(msgs) == 0 && out != "" {
 		msgs = []message{{Role: trace.RoleAssistant, Text: out}}
 	}
-	m.input(s, agent, s.End, msgs)
+	m.input(s, agent, s.End, msgs, map[string]int{})
 	m.failure(s, agent)
 }
 
 func (m *mapper) llmStart(s *Span, agent string) {
-	var msgs []message
-	if sys := s.Attrs["gen_ai.system_instructions"]; sys != "" {
-		msgs = append(msgs, message{Role: trace.RoleSystem, Text: instructionsText(sys)})
+	sys := s.Attrs["gen_ai.system_instructions"]
+	raw := s.Attrs["gen_ai.input.messages"]
+	if list := strings.TrimSpace(raw); strings.HasPrefix(list, "[") {
+		m.promptInput(s, agent, sys, raw, list)
+		return
 	}
-	msgs = append(msgs, m.inputMessages(s)...)
-	m.input(s, agent, s.Start, msgs)
+	m.input(s, agent, s.Start, withInstructions(sys, m.inputMessages(s)), map[string]int{})
+}
+
+// withInstructions puts gen_ai.system_instructions, when given, before the
+// input messages, as what the model was told first.
+func withInstructions(sys string, msgs []message) []message {
+	if sys == "" {
+		return msgs
+	}
+	return append([]message{{Role: trace.RoleSystem, Text: instructionsText(sys)}}, msgs...)
 }
 
 func (m *mapper) llmEnd(s *Span, agent string) {
@@ -198,8 +211,9 @@ func (m *mapper) errorText(s *Span) string {
 
 // input emits the messages a span was given that the trace does not have
 // yet: counting occurrences, so a message really sent twice is kept twice.
-func (m *mapper) input(s *Span, agent string, at time.Time, msgs []message) {
-	occ := map[string]int{}
+// occ holds the occurrences counted over the span's messages before msgs
+// (see prompt) and is updated.
+func (m *mapper) input(s *Span, agent string, at time.Time, msgs []message, occ map[string]int) {
 	fresh := func(key string) bool {
 		occ[key]++
 		if occ[key] <= m.seen[key] {

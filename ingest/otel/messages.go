@@ -135,12 +135,19 @@ func eventMessage(e Event, role string) message {
 }
 
 func (m *mapper) jsonMessages(s *Span, where, raw, role string) []message {
+	msgs, _ := m.decodeMessages(s, where, raw, role)
+	return msgs
+}
+
+// decodeMessages reads raw as JSON messages, or keeps it as the text of one
+// message with a note when it is not: ok tells which.
+func (m *mapper) decodeMessages(s *Span, where, raw, role string) (msgs []message, ok bool) {
 	msgs, err := parseJSONMessages(raw, role)
 	if err != nil {
 		m.notes = append(m.notes, fmt.Sprintf("span %s %q: %s is not a list of messages (%v); kept as text", s.SpanID, s.Name, where, err))
-		return []message{{Role: role, Text: raw}}
+		return []message{{Role: role, Text: raw}}, false
 	}
-	return msgs
+	return msgs, true
 }
 
 // jsonMessage is a chat message as JSON: the GenAI conventions' form

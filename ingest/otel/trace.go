@@ -25,7 +25,7 @@ func Trace(spans []Span, format, source string) (*trace.Trace, []string) {
 	id := spans[0].TraceID
 	m := &mapper{
 		t:    &trace.Trace{ID: id.String(), Format: format, Source: source},
-		seen: map[string]int{}, pending: map[string][]string{},
+		seen: map[string]int{}, pending: map[string][]string{}, prompts: map[string]*prompt{},
 	}
 	m.t.SetMeta("otel.trace_id", id.String())
 	tr := newTree(spans, &m.notes)
