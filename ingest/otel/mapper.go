@@ -15,7 +15,8 @@ type mapper struct {
 	// seen counts what was already emitted, keyed by kind and content: a
 	// message by its agent, role and text; a tool call or result by its call
 	// id. LLM spans carry the whole conversation so far as their input; only
-	// what is not in the trace yet becomes a step.
+	// what is not in the trace yet becomes a step. Counts only grow, which
+	// promptInput relies on to skip what an earlier span's input gave.
 	seen map[string]int
 	// pending holds, per tool name, the ids of calls still awaiting their
 	// result, so a tool span that carries no call id finds the call it
