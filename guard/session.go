@@ -3,6 +3,7 @@ package guard
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +71,12 @@ func (s *Session) TakeInjections() []Decision {
 	out := s.pending
 	s.pending = nil
 	return out
+}
+
+// Requeue puts back injections taken by TakeInjections that never reached
+// the agent (the request carrying them failed), ahead of any taken since.
+func (s *Session) Requeue(ds []Decision) {
+	s.pending = append(slices.Clone(ds), s.pending...)
 }
 
 // Observe appends the steps of one model turn or of what came back to it

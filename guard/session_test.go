@@ -68,6 +68,11 @@ func TestLoopControl(t *testing.T) {
 	if inj := s.TakeInjections(); len(inj) != 0 {
 		t.Errorf("injections delivered twice: %+v", inj)
 	}
+	// One that never reached the agent is taken again.
+	s.Requeue(fired)
+	if inj := s.TakeInjections(); len(inj) != 1 || inj[0].Rule != "loops" {
+		t.Errorf("requeued injections %+v", inj)
+	}
 	if s.Ended() != nil {
 		t.Error("an inject ended the session")
 	}

@@ -108,9 +108,11 @@ func (p *Proxy) guarded(w http.ResponseWriter, r *http.Request, parse func([]byt
 		refuse(w, d)
 		return
 	}
-	if inj := e.s.TakeInjections(); len(inj) > 0 {
+	inj := e.s.TakeInjections()
+	if len(inj) > 0 {
 		injected, err := req.body(injection(inj))
 		if err != nil {
+			e.s.Requeue(inj)
 			p.guardFailed(w, r, body, err)
 			return
 		}
@@ -118,11 +120,17 @@ func (p *Proxy) guarded(w http.ResponseWriter, r *http.Request, parse func([]byt
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
 	defer cancel()
+	var answered bool
 	if req.streamed() {
-		p.stream(ctx, w, r, e, req, body, ds)
-		return
+		answered = p.stream(ctx, w, r, e, req, body, ds)
+	} else {
+		answered = p.complete(ctx, w, r, e, req, body, ds)
 	}
-	p.complete(ctx, w, r, e, req, body, ds)
+	if !answered {
+		// The model never read the injected messages: they go with the
+		// session's next request instead.
+		e.s.Requeue(inj)
+	}
 }
 
 // begin starts a new run of a session: its first request, or one that no
@@ -228,20 +236,23 @@ func (p *Proxy) ask(ctx context.Context, r *http.Request, req apiRequest, body [
 }
 
 // complete handles a request answered whole: the answer is observed, a
-// finish gate asks again at once, and a block refuses.
-func (p *Proxy) complete(ctx context.Context, w http.ResponseWriter, r *http.Request, e *entry, req apiRequest, body []byte, ds []guard.Decision) {
+// finish gate asks again at once, and a block refuses. It reports whether
+// the model answered the request as the client sent it (with what was
+// injected into it).
+func (p *Proxy) complete(ctx context.Context, w http.ResponseWriter, r *http.Request, e *entry, req apiRequest, body []byte, ds []guard.Decision) (answered bool) {
 	var added []json.RawMessage
 	for asks := 0; ; asks++ {
 		a, err := p.ask(ctx, r, req, body)
 		if err != nil {
 			p.upstreamFailed(w, r, err)
-			return
+			return answered
 		}
 		if a.reply.out == nil {
 			// The upstream's refusal is the client's to see, as it is.
 			pass(w, a, ds)
-			return
+			return answered
 		}
+		answered = true
 		t, err := req.turn(a.reply.out)
 		var more []guard.Decision
 		if err == nil {
@@ -253,24 +264,24 @@ func (p *Proxy) complete(ctx context.Context, w http.ResponseWriter, r *http.Req
 		}
 		if err != nil {
 			p.answerUnguarded(w, a, ds, err)
-			return
+			return true
 		}
 		ds = append(ds, more...)
 		if d := e.ended(); d != nil {
 			annotate(w.Header(), ds)
 			refuse(w, d)
-			return
+			return true
 		}
 		if passed {
 			pass(w, a, ds)
-			return
+			return true
 		}
 		// The agent may not finish yet: the model is asked again, told why,
 		// and the client sees only the answer that passes.
 		added = append(append(added, t.again...), injection(e.s.TakeInjections()))
 		if body, err = req.body(added...); err != nil {
 			p.answerUnguarded(w, a, ds, err)
-			return
+			return true
 		}
 	}
 }

@@ -69,6 +69,35 @@ func TestGuardInjectInNextRequest(t *testing.T) {
 	}
 }
 
+// An injection whose request the model never answered (the upstream
+// failed) goes with the session's next request.
+func TestGuardInjectionKeptWhenUpstreamFails(t *testing.T) {
+	ok := answers("call:loop", "fine")
+	up := newUpstream(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		ok(min(n, 1), w, r)
+	})
+	rule := &guard.Rule{Name: "loop", Mode: "FM-1.3", Detectors: []*detect.Detector{toolDetector("loop", false)}, Action: guard.Inject, Message: "stop looping"}
+	_, srv := startProxy(t, up.URL, Config{Policy: policy(rule)})
+	post(t, srv.URL, withMessages(loopHistory[:2]...), SessionHeader, "s1")
+	if resp, body := post(t, srv.URL, withMessages(loopHistory...), SessionHeader, "s1"); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second answer: status %d: %s", resp.StatusCode, body)
+	}
+	if !strings.Contains(up.body(1), injectPrefix+"stop looping") {
+		t.Fatalf("the failed request did not carry the injection: %s", up.body(1))
+	}
+	// The client retries the same request.
+	if resp, body := post(t, srv.URL, withMessages(loopHistory...), SessionHeader, "s1"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("retry: status %d: %s", resp.StatusCode, body)
+	}
+	if got := strings.Count(up.body(2), injectPrefix); got != 1 {
+		t.Errorf("the retried request carries the injection %d times, want once: %s", got, up.body(2))
+	}
+}
+
 func TestGuardFinishGateAsksAgain(t *testing.T) {
 	tests := []struct {
 		name     string

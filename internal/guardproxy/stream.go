@@ -33,25 +33,26 @@ type streamAnswer interface {
 // Responses API's response.completed). The response's headers are gone by
 // then, so its decisions are told in the stream: an annotation as a
 // comment line, a block as an error event; an inject at a finish gate
-// waits for the next request.
-func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Request, e *entry, req apiRequest, body []byte, ds []guard.Decision) {
+// waits for the next request. It reports whether the model's stream began,
+// the request as sent having reached it.
+func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Request, e *entry, req apiRequest, body []byte, ds []guard.Decision) (answered bool) {
 	resp, err := p.send(ctx, r, body)
 	if err != nil {
 		p.upstreamFailed(w, r, err)
-		return
+		return false
 	}
 	defer resp.Body.Close()
 	ok := resp.StatusCode/100 == 2
 	if media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ok && media != "text/event-stream" {
 		p.upstreamFailed(w, r, fmt.Errorf("answered %s with a body that is not %s stream (Content-Type %q)", resp.Status, req.answerKind(), media))
-		return
+		return false
 	}
 	copyHeaders(w.Header(), resp.Header)
 	annotate(w.Header(), ds)
 	w.WriteHeader(resp.StatusCode)
 	if !ok {
 		_, _ = io.Copy(w, resp.Body)
-		return
+		return false
 	}
 	flush := http.NewResponseController(w).Flush
 	acc := req.newStream()
@@ -69,7 +70,7 @@ func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Reque
 			}
 			if _, werr := w.Write(event); werr != nil {
 				p.cfg.Log.Debug("client went away during a stream", "err", werr)
-				return
+				return true
 			}
 			_ = flush()
 			event = event[:0]
@@ -83,15 +84,15 @@ func (p *Proxy) stream(ctx context.Context, w http.ResponseWriter, r *http.Reque
 					_ = flush()
 				}
 			}
-			return
+			return true
 		case errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil:
 			// Too late for a status: the client is told in the stream.
 			acc.writeError(w, apiErrorBody{Type: "upstream_timeout", Message: fmt.Sprintf("upstream %s did not finish within %s", p.cfg.Upstream, p.cfg.Timeout)})
 			_ = flush()
-			return
+			return true
 		case err != nil:
 			p.cfg.Log.Warn("upstream stream broke off", "upstream", p.cfg.Upstream.String(), "err", err)
-			return
+			return true
 		}
 	}
 }
