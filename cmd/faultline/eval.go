@@ -151,11 +151,13 @@ near_hit}.`,
 			if traces, err = a.narrowLabels(cmd, st, filter, ref, traces); err != nil {
 				return err
 			}
-			src, err := eval.StoredLabels(ctx, st, source, summaryIDs(traces))
+			// The compared source is read indexed, as the comparison reads
+			// it, not made a label set first only to be indexed again.
+			src, err := eval.StoredLabelSets(ctx, st, []string{source}, summaryIDs(traces))
 			if err != nil {
 				return err
 			}
-			out.Agreement = eval.Agree(src, ref, opt)
+			out.Agreement = eval.AgreeLabels(src[0], eval.Index(ref), opt)
 			out.Attribution, err = eval.Attribute(ctx, st, source, summaryIDs(traces), opt)
 			if err != nil {
 				return err

@@ -270,6 +270,12 @@ func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
 	return agree(Index(src), Index(ref), opt)
 }
 
+// AgreeLabels is Agree of two sides already indexed, such as a stored
+// source as StoredLabelSets reads it.
+func AgreeLabels(src, ref *Labels, opt AgreementOptions) *Agreement {
+	return agree(src, ref, opt)
+}
+
 // AgreeAndConflicts is Agree and Conflicts of the same two sides, indexed
 // once (as StoredLabelSets reads them): on a large store, indexing a side
 // costs about as much as either comparison.
