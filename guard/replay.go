@@ -150,11 +150,13 @@ func (t *Tally) Add(run *trace.Trace, s *Session, success *bool) {
 	default:
 		t.Failed++
 	}
-	first := map[string]int{}
+	// Each rule's first step and how often it fired.
+	first, fired := map[string]int{}, map[string]int{}
 	for _, d := range s.Decisions() {
-		if _, ok := first[d.Rule]; !ok {
+		if fired[d.Rule] == 0 {
 			first[d.Rule] = d.Step
 		}
+		fired[d.Rule]++
 	}
 	estimated := false
 	tokensAfter := func(step int) int {
@@ -175,11 +177,7 @@ func (t *Tally) Add(run *trace.Trace, s *Session, success *bool) {
 		if !ok {
 			continue
 		}
-		for _, d := range s.Decisions() {
-			if d.Rule == rt.Rule {
-				rt.Decisions++
-			}
-		}
+		rt.Decisions += fired[rt.Rule]
 		switch {
 		case success == nil:
 			rt.Unknown++

@@ -17,6 +17,7 @@ import (
 type Session struct {
 	ID     string
 	policy *Policy
+	sets   [2]detectorSet // see detectorSets
 	run    trace.Trace
 	// open holds the calls awaiting their result, by call id.
 	open map[string][]int
@@ -26,14 +27,40 @@ type Session struct {
 	fires map[*Rule]int
 	// tokens is what the model was sent and wrote so far.
 	tokens int
-	// warned and ended are the budget's state: told to conclude, and
-	// stopped (a block fired).
-	warned map[*Rule]bool
-	ended  *Decision
+	// ended is the decision that stopped the run (a block).
+	ended *Decision
 	// pending holds the messages of inject decisions not yet delivered.
 	pending   []Decision
 	decisions []Decision
 	now       func() time.Time
+}
+
+// detectorSet is what runs at a turn: each detector once, with the rules
+// its findings go to.
+type detectorSet struct {
+	detectors []*detect.Detector
+	rules     map[string][]*Rule // by detector name
+}
+
+// detectorSets returns the policy's detectors of each turn: [0] those of
+// every turn, [1] those of a turn that tries to finish (the gates' too).
+func detectorSets(p *Policy) [2]detectorSet {
+	var sets [2]detectorSet
+	for i := range sets {
+		sets[i].rules = map[string][]*Rule{}
+		for _, r := range p.Rules {
+			if r.Detectors == nil || (r.AtFinish && i == 0) {
+				continue
+			}
+			for _, d := range r.Detectors {
+				if sets[i].rules[d.Name] == nil {
+					sets[i].detectors = append(sets[i].detectors, d)
+				}
+				sets[i].rules[d.Name] = append(sets[i].rules[d.Name], r)
+			}
+		}
+	}
+	return sets
 }
 
 // Start describes a run as it begins: what a detector may know before the
@@ -47,11 +74,11 @@ func NewSession(id string, p *Policy, s Start) *Session {
 	return &Session{
 		ID:     id,
 		policy: p,
+		sets:   detectorSets(p),
 		run:    trace.Trace{ID: id, Task: s.Task, Model: s.Model, System: s.System, Format: s.Format},
 		open:   map[string][]int{},
 		fired:  map[string]bool{},
 		fires:  map[*Rule]int{},
-		warned: map[*Rule]bool{},
 		now:    time.Now,
 	}
 }
@@ -240,8 +267,7 @@ func (s *Session) budget(r *Rule) []Decision {
 		return []Decision{s.decide(r, Decision{
 			Explanation: "The run has spent its budget (" + spent + ") without finishing: it should stop here.",
 		})}
-	case share >= b.WarnAt && b.WarnAt < 1 && !s.warned[r] && share < 1:
-		s.warned[r] = true
+	case share >= b.WarnAt && b.WarnAt < 1 && share < 1 && s.fire(r, "warn"):
 		d := s.decide(r, Decision{
 			Explanation: "The run has spent most of its budget (" + spent + "): it should conclude and give its answer now.",
 		})
@@ -257,23 +283,14 @@ func (s *Session) budget(r *Rule) []Decision {
 // so far (the gates' only when the agent tries to finish) and turns their
 // new findings into decisions.
 func (s *Session) detectors(finishing bool) []Decision {
-	var ds []*detect.Detector
-	rules := map[string][]*Rule{}
-	for _, r := range s.policy.Rules {
-		if r.Detectors == nil || (r.AtFinish && !finishing) {
-			continue
-		}
-		for _, d := range r.Detectors {
-			if rules[d.Name] == nil {
-				ds = append(ds, d)
-			}
-			rules[d.Name] = append(rules[d.Name], r)
-		}
+	set := &s.sets[0]
+	if finishing {
+		set = &s.sets[1]
 	}
-	if len(ds) == 0 {
+	if len(set.detectors) == 0 {
 		return nil
 	}
-	findings, errs := detect.Run(&s.run, ds)
+	findings, errs := detect.Run(&s.run, set.detectors)
 	for _, err := range errs {
 		// A finding whose evidence does not check out is a detector's bug:
 		// dropped, as offline, and said.
@@ -281,7 +298,7 @@ func (s *Session) detectors(finishing bool) []Decision {
 	}
 	var out []Decision
 	for _, f := range findings {
-		for _, r := range rules[f.Detector] {
+		for _, r := range set.rules[f.Detector] {
 			if f.Confidence < r.MinConfidence || len(f.Steps) < r.MinSteps {
 				continue
 			}
