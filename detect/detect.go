@@ -42,7 +42,22 @@ type Detector struct {
 	// reports is not yet a failure. Run-time guards apply it only when the
 	// run tries to finish.
 	Finished bool
+	// Version identifies the content of a detector written as data (a
+	// user's rule, package rules): a hash of its definition, so that a
+	// changed rule makes its stored findings stale. "" for the built-in
+	// detectors, which Revision versions instead.
+	Version string
+	// Severity is how much a rule's author says its findings matter: low,
+	// medium or high. "" for the built-in detectors.
+	Severity string
+	// Taxonomy is the taxonomy its findings record. "" looks the mode's up
+	// (MAST or the system codes); a rule reporting a code of the user's own,
+	// which neither knows, sets CustomTaxonomy.
+	Taxonomy string
 }
+
+// CustomTaxonomy is the taxonomy of codes a user declares in a rule file.
+const CustomTaxonomy = "custom"
 
 // Summary is the first sentence of Doc.
 func (d *Detector) Summary() string {
@@ -65,7 +80,11 @@ func (p *Pass) Report(f trace.Finding) {
 	f.Source = Source
 	f.Detector = p.detector.Name
 	f.Verdict = trace.Present
-	_, f.Taxonomy, _ = taxonomy.Lookup(f.Mode)
+	if p.detector.Taxonomy != "" {
+		f.Taxonomy = p.detector.Taxonomy
+	} else {
+		_, f.Taxonomy, _ = taxonomy.Lookup(f.Mode)
+	}
 	f.Confidence = math.Round(f.Confidence*100) / 100
 	p.findings = append(p.findings, f)
 }
@@ -89,11 +108,15 @@ var All = []*Detector{
 	IgnoredValidationFailure, UnbackedClaim, UnsupportedEvidence, ClaimedExecution,
 }
 
-// Version identifies a detector set: the revision and the detectors' names.
+// Version identifies a detector set: the revision and the detectors' names,
+// each written name@version when the detector has a Version of its own.
 func Version(ds []*Detector) string {
 	names := make([]string, len(ds))
 	for i, d := range ds {
 		names[i] = d.Name
+		if d.Version != "" {
+			names[i] += "@" + d.Version
+		}
 	}
 	return fmt.Sprintf("r%d:%s", Revision, strings.Join(names, ","))
 }

@@ -1,0 +1,127 @@
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/faultline/faultline/internal/yamlerr"
+)
+
+// AppendRule adds a rule at the end of the rules list of the file at path,
+// creating the file or the section when missing. The rest of the file, its
+// comments included, is kept: the rule is added to the file's YAML tree,
+// not to its text. A rule whose name the file already uses is refused, and
+// the result must load (Parse) before it replaces the file, which it does
+// atomically (a temporary file renamed over it).
+func AppendRule(path string, sp Spec) error {
+	data, err := os.ReadFile(path)
+	mode := fs.FileMode(0o644)
+	switch {
+	case err == nil:
+		if info, err := os.Stat(path); err == nil {
+			mode = info.Mode().Perm()
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		data = nil
+	default:
+		return fmt.Errorf("rules: %w", err)
+	}
+	out, err := appendRule(path, data, sp)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, out, mode)
+}
+
+// appendRule returns data with sp added to its rules, checked by parsing.
+func appendRule(path string, data []byte, sp Spec) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("rules: cannot add rule %s: %w", sp.Name, yamlerr.Located(path, err))
+	}
+	if len(doc.Content) == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	top := doc.Content[0]
+	if isNull(top) {
+		// A file of comments only: keep them on the new mapping.
+		top.Kind, top.Tag, top.Value = yaml.MappingNode, "", ""
+	}
+	if top.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:%d: cannot add rule %s: the file is not a mapping of sections", path, top.Line, sp.Name)
+	}
+	var list *yaml.Node
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "rules" {
+			list = top.Content[i+1]
+		}
+	}
+	switch {
+	case list == nil:
+		list = &yaml.Node{Kind: yaml.SequenceNode}
+		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "rules"}, list)
+	case isNull(list):
+		list.Kind, list.Tag, list.Value = yaml.SequenceNode, "", ""
+	case list.Kind != yaml.SequenceNode:
+		return nil, fmt.Errorf("%s:%d: cannot add rule %s: rules is not a list", path, list.Line, sp.Name)
+	}
+	for _, r := range list.Content {
+		if r.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i+1 < len(r.Content); i += 2 {
+			if r.Content[i].Value == "name" && r.Content[i+1].Value == sp.Name {
+				return nil, fmt.Errorf("%s:%d: cannot add rule %s: the file has a rule of that name", path, r.Line, sp.Name)
+			}
+		}
+	}
+	var rule yaml.Node
+	if err := rule.Encode(sp); err != nil {
+		return nil, fmt.Errorf("rules: cannot add rule %s: %w", sp.Name, err)
+	}
+	list.Content = append(list.Content, &rule)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, fmt.Errorf("rules: cannot add rule %s: %w", sp.Name, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("rules: cannot add rule %s: %w", sp.Name, err)
+	}
+	if _, err := Parse(path, buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("rules: rule %s would make the file invalid: %w", sp.Name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// writeAtomic replaces path with data through a temporary file in the same
+// directory, so a reader sees the old file or the new one, never a part.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("rules: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("rules: %w", err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("rules: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("rules: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("rules: %w", err)
+	}
+	return nil
+}
