@@ -98,13 +98,18 @@ func newOddsRatio(a, b, c, d int) *OddsRatio {
 
 // Uncalled is the class every mode of g gets when the group has too few
 // outcomes for the rule to call, or "" when it has enough.
-func (r Rule) Uncalled(g *Group) string {
+func (r Rule) Uncalled(g *Group) string { return r.UncalledWith(g.Succeeded, g.Failed) }
+
+// UncalledWith is the class every trait of a group of so many successful
+// and failed traces gets when they are too few for the rule to call, or ""
+// when they are enough.
+func (r Rule) UncalledWith(succeeded, failed int) string {
 	switch {
-	case g.Succeeded < r.MinSucceeded && g.Failed < r.MinFailed:
+	case succeeded < r.MinSucceeded && failed < r.MinFailed:
 		return TooFewEither
-	case g.Succeeded < r.MinSucceeded:
+	case succeeded < r.MinSucceeded:
 		return TooFewSucceeded
-	case g.Failed < r.MinFailed:
+	case failed < r.MinFailed:
 		return TooFewFailed
 	}
 	return ""
@@ -135,18 +140,34 @@ func (r Rule) test(g *Group, tests *family) {
 
 // classify gives every mode of g its class, once q-values are known.
 func (r Rule) classify(g *Group) {
-	uncalled := r.Uncalled(g)
 	for _, m := range g.Modes {
-		ss, _ := m.Succeeded.Share()
-		switch {
-		case uncalled != "":
-			m.Class = uncalled
-		case m.Test.Q < r.Alpha && *m.Difference > 0:
-			m.Class = Fatal
-		case (m.Test.Q < r.Alpha && *m.Difference < 0) || (ss >= r.BenignShare && *m.Lift <= r.BenignLift):
-			m.Class = NonFatal
-		default:
-			m.Class = Inconclusive
+		q := 1.0
+		if m.Test != nil {
+			q = m.Test.Q
 		}
+		m.Class = r.Class(m.Failed, m.Succeeded, q)
 	}
+}
+
+// Class calls a trait of traces (a mode, or any other property a trace has
+// or lacks) fatal, non-fatal or inconclusive, from the failed and the
+// successful traces that have it (K of N each) and the q-value of Fisher's
+// exact test of the two; the class of too few traces when the rule does not
+// call groups of that size.
+func (r Rule) Class(failed, succeeded Proportion, q float64) string {
+	if uncalled := r.UncalledWith(succeeded.N, failed.N); uncalled != "" {
+		return uncalled
+	}
+	fs, _ := failed.Share()
+	ss, _ := succeeded.Share()
+	// The difference and the lift as the report rounds them, so that a
+	// class agrees with the figures printed beside it.
+	difference := *stats.Round4(fs - ss)
+	switch {
+	case q < r.Alpha && difference > 0:
+		return Fatal
+	case (q < r.Alpha && difference < 0) || (ss > 0 && ss >= r.BenignShare && *stats.Round4(fs/ss-1) <= r.BenignLift):
+		return NonFatal
+	}
+	return Inconclusive
 }
