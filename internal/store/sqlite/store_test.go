@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
@@ -509,4 +510,48 @@ func storeElsewhere(other *Store, t *trace.Trace) <-chan error {
 		done <- err
 	}()
 	return done
+}
+
+// A new store is made with pageSize pages; a store made with SQLite's
+// default keeps it and opens as before.
+func TestPageSize(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		prepare func(t *testing.T, path string)
+		want    int
+	}{
+		{"new store", func(*testing.T, string) {}, pageSize},
+		{"existing store of 4 KiB pages", func(t *testing.T, path string) {
+			db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec("CREATE TABLE unrelated (x)"); err != nil {
+				t.Fatal(err)
+			}
+		}, 4096},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "faultline.db")
+			tc.prepare(t, path)
+			s, err := Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var got int
+			var mode string
+			if err := s.db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want || mode != "wal" {
+				t.Errorf("page size %d, journal %s; want %d, wal", got, mode, tc.want)
+			}
+		})
+	}
 }
