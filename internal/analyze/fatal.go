@@ -96,6 +96,10 @@ func newOddsRatio(a, b, c, d int) *OddsRatio {
 	return &OddsRatio{Value: significant4(or.Value), Lo: significant4(or.Lo), Hi: significant4(or.Hi), Corrected: or.Corrected}
 }
 
+// Significant4 rounds a p- or q-value to 4 significant digits, as the
+// report prints them.
+func Significant4(x float64) float64 { return significant4(x) }
+
 // Uncalled is the class every mode of g gets when the group has too few
 // outcomes for the rule to call, or "" when it has enough.
 func (r Rule) Uncalled(g *Group) string { return r.UncalledWith(g.Succeeded, g.Failed) }
