@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/faultline/faultline/trace"
 )
@@ -60,6 +61,10 @@ func (s *sequenceShape) eval(t *trace.Trace, work *int) []trace.Finding {
 	if pairs.total == 0 {
 		return nil
 	}
+	note := ""
+	if len(pairs.cited) < 2*pairs.total {
+		note = fmt.Sprintf(" (the steps of the first %d cited)", len(pairs.cited)/2)
+	}
 	cited := dedupe(pairs.cited)
 	a, b := firstPair[0], firstPair[1]
 	return []trace.Finding{{
@@ -67,13 +72,14 @@ func (s *sequenceShape) eval(t *trace.Trace, work *int) []trace.Finding {
 		Quote: a.quote(t),
 		Explanation: fmt.Sprintf("rule %s: step %d (first) was followed by step %d (then), %s later (within %d); %s in all%s.",
 			s.name, a.step, b.step, plural(b.step-a.step, "step", "steps"), s.within,
-			plural(pairs.total, "such pair", "such pairs"), citedNote(len(cited), 2*pairs.total)),
+			plural(pairs.total, "such pair", "such pairs"), note),
 	}}
 }
 
-// dedupe drops repeated steps from an ascending-by-pair list, keeping the
-// first occurrence of each: several first-steps may share a then-step.
+// dedupe sorts the cited steps and drops repeats: several first-steps may
+// share a then-step.
 func dedupe(steps []int) []int {
+	slices.Sort(steps)
 	seen := make(map[int]bool, len(steps))
 	out := steps[:0]
 	for _, s := range steps {
