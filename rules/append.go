@@ -45,7 +45,15 @@ func appendRule(path string, data []byte, sp Spec) ([]byte, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("rules: cannot add rule %s: %w", sp.Name, yamlerr.Located(path, err))
 	}
+	var buf bytes.Buffer
 	if len(doc.Content) == 0 {
+		// An empty file, or one of comments only: the parser keeps no node
+		// for the comments, so their text is kept as it is, ahead of the
+		// new section.
+		buf.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			buf.WriteByte('\n')
+		}
 		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
 	}
 	top := doc.Content[0]
@@ -86,7 +94,6 @@ func appendRule(path string, data []byte, sp Spec) ([]byte, error) {
 		return nil, fmt.Errorf("rules: cannot add rule %s: %w", sp.Name, err)
 	}
 	list.Content = append(list.Content, &rule)
-	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {

@@ -9,8 +9,8 @@ import (
 func TestSequenceShape(t *testing.T) {
 	// A delete, then the agent declares success two steps later.
 	deleted := build(
-		call("shell", "kubectl delete pod cart-1"), // 0
-		result("shell", "pod deleted", 0),          // 1
+		call("shell", "kubectl delete pod cart-1"),                  // 0
+		result("shell", "pod deleted", 0),                           // 1
 		msg(trace.RoleAssistant, "Fixed: the cart pod is healthy."), // 2
 		call("shell", "kubectl delete pod ad-1"),                    // 3
 		result("shell", "pod deleted", 0),                           // 4
