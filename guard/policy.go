@@ -104,17 +104,19 @@ func Default() *Policy {
 }
 
 // Load reads a policy file. A mistake is reported as file:line: what is
-// wrong.
-func Load(path string) (*Policy, error) {
+// wrong. Its rules may name the built-in detectors and those given in extra
+// (the user's own, compiled from a rule file).
+func Load(path string, extra ...*detect.Detector) (*Policy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("guard policy: %w", err)
 	}
-	return Parse(path, data)
+	return Parse(path, data, extra...)
 }
 
-// Parse reads a policy from data, naming path in its errors.
-func Parse(path string, data []byte) (*Policy, error) {
+// Parse reads a policy from data, naming path in its errors; extra are
+// detectors its rules may name besides the built-in ones.
+func Parse(path string, data []byte, extra ...*detect.Detector) (*Policy, error) {
 	p := &Policy{File: path, FailOpen: true, MaxSessions: 10000, SessionIdle: time.Hour}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -155,7 +157,7 @@ func Parse(path string, data []byte) (*Policy, error) {
 	}
 	seen := map[string]int{}
 	for _, n := range rules.Content {
-		r, err := parseRule(n, fail)
+		r, err := parseRule(n, fail, lookup(extra))
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +175,19 @@ func Parse(path string, data []byte) (*Policy, error) {
 
 type failFunc func(n *yaml.Node, format string, args ...any) error
 
-func parseRule(n *yaml.Node, fail failFunc) (*Rule, error) {
+// lookup finds a detector by name among extra, then the built-in ones.
+func lookup(extra []*detect.Detector) func(string) (*detect.Detector, bool) {
+	return func(name string) (*detect.Detector, bool) {
+		for _, d := range extra {
+			if d.Name == name {
+				return d, true
+			}
+		}
+		return detect.Lookup(name)
+	}
+}
+
+func parseRule(n *yaml.Node, fail failFunc, find func(string) (*detect.Detector, bool)) (*Rule, error) {
 	r := &Rule{Line: n.Line}
 	var detectors []string
 	var detectorsAt, whenAt *yaml.Node
@@ -251,9 +265,9 @@ func parseRule(n *yaml.Node, fail failFunc) (*Rule, error) {
 		return nil, fail(n, "rule %s: give exactly one of detectors, budget and signals", r.Name)
 	}
 	for i, name := range detectors {
-		d, ok := detect.Lookup(name)
+		d, ok := find(name)
 		if !ok {
-			return nil, fail(detectorsAt.Content[i], "rule %s: no detector %q (faultline modes lists them)", r.Name, name)
+			return nil, fail(detectorsAt.Content[i], "rule %s: no detector %q (faultline detectors lists them, with the rules of your rule file)", r.Name, name)
 		}
 		r.Detectors = append(r.Detectors, d)
 	}
@@ -306,7 +320,8 @@ func (r *Rule) settleMode(n *yaml.Node, fail failFunc) error {
 		r.Mode = implied
 		return nil
 	}
-	if _, _, ok := taxonomy.Lookup(r.Mode); !ok {
+	// A user's rule may report a code of its own.
+	if _, _, ok := taxonomy.Lookup(r.Mode); !ok && r.Mode != implied {
 		return fail(n, "rule %s: unknown mode %q", r.Name, r.Mode)
 	}
 	if r.Mode != implied && r.Detectors != nil {

@@ -193,6 +193,10 @@ func (a *app) prepareCohort(cmd *cobra.Command, st database, paths []string, sf 
 // redetect renews the detector findings of traces stored by another
 // detector set (see pipeline.Redetect).
 func (a *app) redetect(cmd *cobra.Command, st database, traces []store.Summary) error {
-	_, err := pipeline.Redetect(cmd.Context(), st, summaryIDs(traces), func(err error) { a.log.Error("detector finding rejected", "err", err) })
+	ds, err := a.detectors()
+	if err != nil {
+		return err
+	}
+	_, err = pipeline.Redetect(cmd.Context(), st, summaryIDs(traces), ds, func(err error) { a.log.Error("detector finding rejected", "err", err) })
 	return err
 }

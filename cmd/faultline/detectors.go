@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/report"
-	"github.com/faultline/faultline/taxonomy"
 )
 
 type detectorJSON struct {
@@ -17,6 +17,8 @@ type detectorJSON struct {
 	ModeName string `json:"mode_name"`
 	Summary  string `json:"summary"`
 	Doc      string `json:"doc"`
+	// Rule is the rule file a user's rule comes from; "" for a built-in.
+	Rule string `json:"rule,omitempty"`
 }
 
 func (a *app) detectorsCommand() *cobra.Command {
@@ -26,20 +28,33 @@ func (a *app) detectorsCommand() *cobra.Command {
 		Short: "List the deterministic detectors, or document one",
 		Long: `List the deterministic detectors: the MAST mode each reports and what it finds.
 With NAME, print that detector's full documentation: what it looks for and its
-known blind spots. --json prints [{name, mode, mode_name, summary, doc}].`,
+known blind spots. The rules of your rule file (--rules, or the rules section of
+faultline.yaml) are listed after the built-in detectors.
+--json prints [{name, mode, mode_name, summary, doc, rule}].`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ds := detect.All
+			ds, err := a.detectors()
+			if err != nil {
+				return err
+			}
 			if len(args) == 1 {
-				d, ok := detect.Lookup(args[0])
-				if !ok {
+				i := slices.IndexFunc(ds, func(d *detect.Detector) bool { return d.Name == args[0] })
+				if i < 0 {
 					return fmt.Errorf("no detector named %q; faultline detectors lists them", args[0])
 				}
-				ds = []*detect.Detector{d}
+				ds = ds[i : i+1]
+			}
+			set, err := a.ruleSet()
+			if err != nil {
+				return err
 			}
 			var list []detectorJSON
 			for _, d := range ds {
-				list = append(list, detectorJSON{Name: d.Name, Mode: d.Mode, ModeName: taxonomy.Name(d.Mode), Summary: d.Summary(), Doc: d.Doc})
+				dj := detectorJSON{Name: d.Name, Mode: d.Mode, ModeName: modeName(set, d.Mode), Summary: d.Summary(), Doc: d.Doc}
+				if d.Version != "" {
+					dj.Rule = set.Path
+				}
+				list = append(list, dj)
 			}
 			if asJSON {
 				return writeJSON(a.stdout, list)

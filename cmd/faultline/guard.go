@@ -120,7 +120,7 @@ dropped and counted as otlp_dropped.`,
 			default:
 				return fmt.Errorf("--otlp-signal %q: want %s", otlpSignal, strings.Join(export.Signals, " or "))
 			}
-			if cfg.Policy, err = loadPolicy(policyPath); err != nil {
+			if cfg.Policy, err = a.loadPolicy(policyPath); err != nil {
 				return err
 			}
 			cfg.Log = a.log

@@ -59,7 +59,7 @@ tokens_after_on_failed, median_steps_before_end}.`,
   faultline guard replay --model gpt-oss-120b --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			policy, err := loadPolicy(*policyPath)
+			policy, err := a.loadPolicy(*policyPath)
 			if err != nil {
 				return err
 			}
@@ -161,10 +161,15 @@ func replayTable(out guardReplayJSON) *report.Table {
 	return t
 }
 
-// loadPolicy reads the policy file named, or gives the built-in one.
-func loadPolicy(path string) (*guard.Policy, error) {
+// loadPolicy reads the policy file named, whose rules may name the user's
+// own detectors (see ruleSet), or gives the built-in one.
+func (a *app) loadPolicy(path string) (*guard.Policy, error) {
 	if path == "" {
 		return guard.Default(), nil
 	}
-	return guard.Load(path)
+	set, err := a.ruleSet()
+	if err != nil {
+		return nil, err
+	}
+	return guard.Load(path, set.Detectors()...)
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/trace"
 )
@@ -134,7 +133,11 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 	batch := st.Batch()
 	var sink ingest.Sink = &recordingSink{next: batch, ids: &res.TraceIDs}
 	if detectOn {
-		sink = pipeline.Detecting(sink, detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
+		ds, err := a.detectors()
+		if err != nil {
+			return nil, err
+		}
+		sink = pipeline.Detecting(sink, ds, func(err error) { a.log.Error("detector finding rejected", "err", err) })
 	}
 	printer := newIssuePrinter(a.stderr)
 	report := func(i ingest.Issue) {

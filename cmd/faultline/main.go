@@ -19,6 +19,7 @@ import (
 	"github.com/faultline/faultline/internal/config"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/rules"
 )
 
 // Exit statuses.
@@ -60,6 +61,8 @@ type app struct {
 	stdout, stderr io.Writer
 	dbPath         string
 	configPath     string // --config; "" reads ./faultline.yaml when present
+	rulesPath      string // --rules; "" reads the settings file's rules
+	rules          *rules.Set
 	verbose        bool
 	quiet          bool
 	cpuProfile     string // --cpuprofile: where to write a CPU profile of the command
@@ -132,6 +135,7 @@ Then browse: faultline serve`,
 	// Help shows a URL from the environment without its password.
 	root.PersistentFlags().Lookup("db").DefValue = displayDB(defaultDB)
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "settings `FILE`: model aliases, the judge's endpoint (default ./"+config.DefaultFile+" when present)")
+	root.PersistentFlags().StringVar(&a.rulesPath, "rules", "", "rule `FILE`: detectors of your own, written as data (default: the rules section of the settings file)")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "log what is being done, file by file")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print errors only, not notices")
 	// For whoever measures faultline itself (bench/ scripts), not for users.

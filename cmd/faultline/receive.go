@@ -12,7 +12,6 @@ import (
 	sqlitedriver "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/receive"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store/postgres"
@@ -75,7 +74,11 @@ The default address is loopback only: the receiver has no authentication.`,
 			defer batch.Close(context.WithoutCancel(ctx))
 			if !noDetect {
 				// The receiver runs them, on several traces at once.
-				cfg.Detect = receive.Detectors(detect.All, func(err error) { a.log.Error("detector finding rejected", "err", err) })
+				ds, err := a.detectors()
+				if err != nil {
+					return err
+				}
+				cfg.Detect = receive.Detectors(ds, func(err error) { a.log.Error("detector finding rejected", "err", err) })
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {

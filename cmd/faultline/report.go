@@ -36,7 +36,11 @@ func (a *app) cohortOptions(ctx context.Context, st database, f *cohortFlags, id
 	if err != nil {
 		return analyze.ReportOptions{}, err
 	}
-	opt := analyze.ReportOptions{By: f.by, Sources: f.filter.Sources, IDs: ids, Aliases: aliases}
+	set, err := a.ruleSet()
+	if err != nil {
+		return analyze.ReportOptions{}, err
+	}
+	opt := analyze.ReportOptions{By: f.by, Sources: f.filter.Sources, IDs: ids, Aliases: aliases, CodeNames: codeNames(set)}
 	if !filtered(f.filter) {
 		return opt, nil
 	}

@@ -29,7 +29,11 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print the version of faultline, its taxonomy and detector set",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v := versionJSON{Version: version, Go: runtime.Version(), Taxonomy: taxonomy.Version, Detectors: detect.Version(detect.All)}
+			ds, err := a.detectors()
+			if err != nil {
+				return err
+			}
+			v := versionJSON{Version: version, Go: runtime.Version(), Taxonomy: taxonomy.Version, Detectors: detect.Version(ds)}
 			if info, ok := debug.ReadBuildInfo(); ok {
 				for _, s := range info.Settings {
 					if s.Key == "vcs.revision" {

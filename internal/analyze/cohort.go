@@ -47,6 +47,8 @@ type ReportOptions struct {
 	// Aliases names models canonically: a report by model groups the ways
 	// one model is written together. nil applies the built-in rules alone.
 	Aliases store.ModelAliases
+	// CodeNames names the codes of the user's own rules (see Custom).
+	CodeNames map[string]string
 }
 
 // Report is a cohort report: its JSON form is versioned by Schema.
@@ -104,6 +106,11 @@ type Group struct {
 	Cascades      Cascades         `json:"cascades"`
 	Interventions []Recommendation `json:"interventions"`
 	System        SystemFailures   `json:"system"`
+	// Custom has each code of the user's own rules (neither MAST nor
+	// system) found in the group, most traces first. Such codes are the
+	// team's own failures: they count neither as MAST modes nor as the
+	// harness's.
+	Custom []CustomCode `json:"custom"`
 
 	failedDensity stats.Running // for comparisons
 }
@@ -200,6 +207,16 @@ type SystemFailures struct {
 	Traces int          `json:"traces"` // traces with any such code
 	Failed int          `json:"failed"` // of which failed
 	Codes  []SystemCode `json:"codes"`
+}
+
+// CustomCode is one code of the user's own rules in a group: the traces
+// it was found on, and in how many of the failed and successful ones.
+type CustomCode struct {
+	Code      string     `json:"code"`
+	Name      string     `json:"name,omitempty"`
+	Traces    Proportion `json:"traces"`
+	Failed    Proportion `json:"failed"`
+	Succeeded Proportion `json:"succeeded"`
 }
 
 // SystemCode is one harness or infrastructure failure in a group.
@@ -315,6 +332,10 @@ type cohort struct {
 	members     []member
 	groups      []string // names, sorted
 	systemCodes []string
+	// custom[s] says systemCodes[s] is none of faultline's codes but one
+	// of the user's rules.
+	custom    []bool
+	codeNames map[string]string
 	// annotated[g][s] counts the traces of group g annotated by sources[s];
 	// the last row is the whole cohort.
 	annotated [][]int
@@ -454,7 +475,11 @@ func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace)
 		c.members = append(c.members, m)
 	}
 
-	c.systemCodes = marks.systemCodes
+	c.systemCodes, c.codeNames = marks.systemCodes, opt.CodeNames
+	for _, code := range c.systemCodes {
+		_, known := taxonomy.System.Mode(code)
+		c.custom = append(c.custom, !known)
+	}
 
 	// The sources that count: those selected that annotated a trace, with
 	// the detectors wherever they ran (their silence is a verdict).
@@ -544,6 +569,7 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 	var density [3]stats.Running // failed, succeeded, failed but not by the harness alone
 	distribution := []int{}
 	systemCodes := map[int32]*SystemCode{}
+	customCodes := map[int32]*CustomCode{}
 	for _, i := range idx {
 		m := &c.members[i]
 		t := &c.data.Traces[m.trace]
@@ -571,6 +597,9 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 			metric.Min, metric.Max = min(metric.Min, score), max(metric.Max, score)
 		}
 		system := c.marks.of(m.trace).system
+		if c.hasCustom(system) {
+			system = c.count(system, customCodes, m.outcome)
+		}
 		if m.modes != 0 {
 			g.WithModes++
 		}
@@ -657,7 +686,52 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 		g.System.Codes = append(g.System.Codes, *sc)
 	}
 	sort.Slice(g.System.Codes, func(i, j int) bool { return systemOrder(g.System.Codes[i].Code) < systemOrder(g.System.Codes[j].Code) })
+	g.Custom = []CustomCode{}
+	for _, cc := range customCodes {
+		cc.Traces.N, cc.Failed.N, cc.Succeeded.N = g.Traces, g.Failed, g.Succeeded
+		g.Custom = append(g.Custom, *cc)
+	}
+	sort.Slice(g.Custom, func(i, j int) bool {
+		a, b := g.Custom[i], g.Custom[j]
+		return a.Traces.K > b.Traces.K || a.Traces.K == b.Traces.K && a.Code < b.Code
+	})
 	return g
+}
+
+// hasCustom reports whether any of a trace's non-MAST codes is a user's.
+func (c *cohort) hasCustom(codes []int32) bool {
+	for _, s := range codes {
+		if c.custom[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// count adds a trace's user codes to byCode and returns its system codes
+// alone.
+func (c *cohort) count(codes []int32, byCode map[int32]*CustomCode, o int8) []int32 {
+	var system []int32
+	for _, s := range codes {
+		if !c.custom[s] {
+			system = append(system, s)
+			continue
+		}
+		cc := byCode[s]
+		if cc == nil {
+			code := c.systemCodes[s]
+			cc = &CustomCode{Code: code, Name: c.codeNames[code]}
+			byCode[s] = cc
+		}
+		cc.Traces.K++
+		switch o {
+		case failed:
+			cc.Failed.K++
+		case succeeded:
+			cc.Succeeded.K++
+		}
+	}
+	return system
 }
 
 // systemOrder sorts SYS codes in their taxonomy's order, codes of no

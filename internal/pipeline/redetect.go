@@ -18,12 +18,13 @@ type Redetector interface {
 	ReplaceFindings(ctx context.Context, traceID, source string, findings []trace.Finding, detectedWith string) error
 }
 
-// Redetect runs the current detectors again on those of the given traces
-// whose stored findings came from another detector set (or none), so that
-// what is reported is what the current detectors say. It returns how many
-// traces it renewed. Rejected findings (a detector bug) go to onError.
-func Redetect(ctx context.Context, st Redetector, ids []string, onError func(error)) (int, error) {
-	version := detect.Version(detect.All)
+// Redetect runs the detectors ds again on those of the given traces whose
+// stored findings came from another detector set (or none: a rule added,
+// changed or removed counts as another set), so that what is reported is
+// what the current detectors say. It returns how many traces it renewed.
+// Rejected findings (a detector bug) go to onError.
+func Redetect(ctx context.Context, st Redetector, ids []string, ds []*detect.Detector, onError func(error)) (int, error) {
+	version := detect.Version(ds)
 	with, err := st.DetectedWith(ctx, ids)
 	if err != nil {
 		return 0, err
@@ -37,7 +38,7 @@ func Redetect(ctx context.Context, st Redetector, ids []string, onError func(err
 		if err != nil {
 			return renewed, err
 		}
-		findings, errs := detect.Run(t, detect.All)
+		findings, errs := detect.Run(t, ds)
 		for _, err := range errs {
 			onError(err)
 		}

@@ -87,6 +87,9 @@ func buildDocument(r *analyze.Report, charts bool, link LinkFunc) *document {
 	if s, ok := systemSection(r, groups, l); ok {
 		d.add(s)
 	}
+	if s, ok := customSection(r, groups, l); ok {
+		d.add(s)
+	}
 	if s, ok := glossarySection(r); ok {
 		d.add(s)
 	}
@@ -548,6 +551,41 @@ func systemSection(r *analyze.Report, groups []*analyze.Group, l linker) (sectio
 	}
 	all := r.All.System
 	s.Blocks = []block{{Table: t, Notes: []string{fmt.Sprintf("Traces with any: %d of %d, of which %d failed.", all.Traces, r.All.Traces, all.Failed)}}}
+	return s, true
+}
+
+// customSection shows the codes of the user's own rules: in which groups,
+// and how much more often in failed traces than in successful ones.
+func customSection(r *analyze.Report, groups []*analyze.Group, l linker) (section, bool) {
+	if len(r.All.Custom) == 0 {
+		return section{}, false
+	}
+	s := section{ID: "custom", Title: "Your own codes", Intro: []string{
+		"Codes of the rule file's own rules, neither MAST modes nor harness failures: they count in none of the figures above.",
+	}}
+	t := &Table{Header: []string{"code"}, NumericRight: true}
+	for _, g := range groups {
+		t.Header = append(t.Header, g.Name)
+	}
+	t.Header = append(t.Header, "in failed", "in successful")
+	for _, c := range r.All.Custom {
+		row := []string{strings.TrimSpace(c.Code + " " + c.Name)}
+		links := []string{""}
+		for _, g := range groups {
+			p := analyze.Proportion{N: g.Traces}
+			for _, gc := range g.Custom {
+				if gc.Code == c.Code {
+					p = gc.Traces
+				}
+			}
+			row = append(row, countShare(p))
+			links = append(links, l.to(g, "", c.Code))
+		}
+		row = append(row, percent(c.Failed), percent(c.Succeeded))
+		links = append(links, l.to(r.All, "failure", c.Code), l.to(r.All, "success", c.Code))
+		t.add(row, links...)
+	}
+	s.Blocks = []block{{Table: t}}
 	return s, true
 }
 

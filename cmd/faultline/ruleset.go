@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/faultline/faultline/detect"
+	"github.com/faultline/faultline/internal/config"
+	"github.com/faultline/faultline/rules"
+	"github.com/faultline/faultline/taxonomy"
+)
+
+// ruleSet reads the user's rules: the file --rules names, else the rules
+// section of the settings file (--config, or ./faultline.yaml when
+// present); without either, an empty set. It is read once per command, so
+// that every part of a command runs the same rules.
+func (a *app) ruleSet() (*rules.Set, error) {
+	if a.rules != nil {
+		return a.rules, nil
+	}
+	path := a.rulesPath
+	if path == "" {
+		var err error
+		if path, err = config.Find(a.configPath); err != nil {
+			return nil, err
+		}
+	}
+	set, err := rules.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
+	a.rules = set
+	return set, nil
+}
+
+// detectors are the built-in detectors followed by the user's rules: what
+// ingest, receive, re-detection and the guard run.
+func (a *app) detectors() ([]*detect.Detector, error) {
+	set, err := a.ruleSet()
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Rules) == 0 {
+		return detect.All, nil
+	}
+	return append(append([]*detect.Detector{}, detect.All...), set.Detectors()...), nil
+}
+
+// modeName names a MAST or system code, or a code the rule file declares.
+func modeName(set *rules.Set, code string) string {
+	if name := taxonomy.Name(code); name != "" {
+		return name
+	}
+	c, _ := set.Code(code)
+	return c.Name
+}
+
+// codeNames names the codes the rule file declares.
+func codeNames(set *rules.Set) map[string]string {
+	names := make(map[string]string, len(set.Codes))
+	for _, c := range set.Codes {
+		names[c.Code] = c.Name
+	}
+	return names
+}
