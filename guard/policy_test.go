@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline/faultline/detect"
 )
 
 func TestParsePolicy(t *testing.T) {
@@ -148,4 +150,22 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A policy may name detectors besides the built-in ones (a user's rules),
+// and take their mode, even a code of the user's own; a finished-run one
+// makes its rule a gate.
+func TestParsePolicyExtraDetectors(t *testing.T) {
+	mine := &detect.Detector{Name: "shell-failed", Mode: "OPS-1", Run: func(*detect.Pass) {}}
+	ending := &detect.Detector{Name: "no-report", Mode: "FM-3.1", Run: func(*detect.Pass) {}, Finished: true}
+	p, err := Parse("p.yaml", []byte("rules:\n  - name: a\n    detectors: [shell-failed]\n  - name: b\n    detectors: [no-report]\n"), mine, ending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := p.Rules[0], p.Rules[1]; a.Mode != "OPS-1" || a.Detectors[0] != mine || a.AtFinish || b.Mode != "FM-3.1" || !b.AtFinish {
+		t.Errorf("rules %+v, %+v", a, b)
+	}
+	if _, err := Parse("p.yaml", []byte("rules:\n  - name: a\n    mode: OPS-2\n    detectors: [shell-failed]\n"), mine); err == nil || !strings.Contains(err.Error(), `p.yaml:2: rule a: unknown mode "OPS-2"`) {
+		t.Errorf("a mode neither known nor the detector's: %v", err)
+	}
 }
