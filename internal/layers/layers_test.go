@@ -92,6 +92,8 @@ func TestLayers(t *testing.T) {
 			[]string{"trace", "taxonomy", "internal/itbench"}, nil},
 		{"the guard is the detectors at run time", func(p string) bool { return p == "guard" },
 			[]string{"trace", "taxonomy", "detect", "internal/itbench", "internal/yamlerr"}, nil},
+		{"rules compile to detectors, as data over the model", func(p string) bool { return p == "rules" },
+			[]string{"trace", "taxonomy", "detect", "internal/itbench", "internal/yamlerr"}, nil},
 		{"the store vocabulary holds no database code", func(p string) bool { return p == "internal/store" }, []string{"trace"}, nil},
 		{"no store links the judge", func(p string) bool { return under(p, "internal/store") }, nil, []string{"internal/judge"}},
 		{"the analysis packages read stores through their interfaces",
@@ -100,9 +102,9 @@ func TestLayers(t *testing.T) {
 			},
 			nil, []string{"internal/store/sqlite", "internal/store/postgres", "internal/web", "cmd"}},
 		{"the web UI reads the store through its interface", func(p string) bool { return p == "internal/web" }, nil, []string{"internal/store/sqlite", "internal/store/postgres"}},
-		{"the library (trace, taxonomy, ingest, detect, stats, guard) uses no application package",
+		{"the library (trace, taxonomy, ingest, detect, stats, guard, rules) uses no application package",
 			func(p string) bool {
-				return under(p, "trace") || p == "taxonomy" || under(p, "ingest") || p == "detect" || p == "stats" || p == "guard"
+				return under(p, "trace") || p == "taxonomy" || under(p, "ingest") || p == "detect" || p == "stats" || p == "guard" || p == "rules"
 			},
 			nil, []string{"internal/analyze", "internal/eval", "internal/export", "internal/judge", "internal/labels", "internal/pipeline",
 				"internal/receive", "internal/report", "internal/score", "internal/store", "internal/synth", "internal/web", "cmd"}},
