@@ -141,7 +141,7 @@ Then browse: faultline serve`,
 	// For whoever measures faultline itself (bench/ scripts), not for users.
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to `FILE`")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
-	root.AddCommand(a.ingestCommand(), a.lsCommand(), a.showCommand(), a.analyzeCommand(), a.reportCommand(), a.checkCommand(), a.evalCommand(), a.judgeCommand(), a.scoreCommand(), a.detectorsCommand(), a.modesCommand(), a.synthCommand(), a.receiveCommand(), a.serveCommand(), a.labelsCommand(), a.exportCommand(), a.diffCommand(), a.versionCommand(), a.workerCommand(), a.guardCommand(), a.rulesCommand())
+	root.AddCommand(a.ingestCommand(), a.lsCommand(), a.showCommand(), a.analyzeCommand(), a.reportCommand(), a.checkCommand(), a.evalCommand(), a.judgeCommand(), a.scoreCommand(), a.detectorsCommand(), a.modesCommand(), a.synthCommand(), a.receiveCommand(), a.serveCommand(), a.labelsCommand(), a.exportCommand(), a.diffCommand(), a.versionCommand(), a.workerCommand(), a.guardCommand(), a.rulesCommand(), a.discoverCommand())
 	root.CompletionOptions.HiddenDefaultCmd = true
 	return root
 }

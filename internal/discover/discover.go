@@ -197,8 +197,8 @@ func Discover(ctx context.Context, r Reader, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.Progress != nil {
-		opt.Progress(len(ids), len(ids))
+	if opt.Progress != nil && done%store.PickBatchSize != 0 {
+		opt.Progress(done, len(ids))
 	}
 	res.Signatures = len(sigs)
 	all := make([]*signatureStats, 0, len(sigs))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/trace"
@@ -225,9 +227,13 @@ func command(args string) string {
 }
 
 // commandHead is the program a command line runs and its subcommand when
-// it has one (a word, not an option, a path or a value).
+// it has one (a word, not an option, a path or a value); "" when the text
+// does not start with a program (a patch's "*** Begin Patch").
 func commandHead(cmd string) string {
 	line := FirstLine(cmd, lineLimit)
+	if r, _ := utf8.DecodeRuneInString(line); !unicode.IsLetter(r) && !strings.ContainsRune("./~_", r) {
+		return ""
+	}
 	var words []string
 	for _, w := range strings.Fields(line) {
 		if len(words) == headWords || (len(words) > 0 && !isWord(w)) || w == "|" || w == "&&" || w == ";" {

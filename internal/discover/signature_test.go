@@ -80,6 +80,7 @@ func TestCommandHead(t *testing.T) {
 		{`{"cmd":"python3 -c 'import pandas'"}`, "python3"},
 		{`{"command":"cd /tmp && ls"}`, "cd"},
 		{`{"path":"x"}`, ""},
+		{`{"input":"*** Begin Patch\n*** Update File: a.json"}`, ""},
 		{`not json`, ""},
 	} {
 		if got := commandHead(command(c.args)); got != c.want {

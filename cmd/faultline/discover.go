@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/internal/discover"
+	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/store"
+)
+
+// discoverFlags are the flags of faultline discover.
+type discoverFlags struct {
+	filter    store.Filter
+	minFailed int
+	limit     int
+	kind      string
+	markdown  bool
+	json      bool
+}
+
+func (a *app) discoverCommand() *cobra.Command {
+	var f discoverFlags
+	cmd := &cobra.Command{
+		Use:   "discover [filters]",
+		Short: "Group failing runs into recurring failure patterns, without a model",
+		Long: `Find the failures that recur across runs, with no model and no labels: each failed run
+contributes signatures, and signatures that many failed runs share (and few successful
+ones) are patterns worth a name, a rule, or a fix.
+
+  errors    the first meaningful line of each tool result that failed (an error, or
+            a non-zero exit code), prefixed by the tool's name
+  endings   the run's last 3 tool calls (tool and command head: shell:kubectl get)
+            and how it ended (a final answer, a message, an error, a failed result)
+  findings  each detector finding's mode and the text at the first step it cites
+
+Texts are normalised first: numbers, hex ids, UUIDs, pod and replica-set suffixes,
+IP addresses, URLs, times and dates, quoted ids and long quoted texts are masked, and a
+path keeps its last element only (the directories are where a run worked; the file is
+what failed). Signatures alike in at least 75% of their words are merged.
+
+Each pattern is counted once per run, over the runs with a decided outcome (the primary
+outcome, as report takes it); runs with none are left out and counted. For each: the
+failed and successful runs with it, the lift (how much more common in failures), Fisher's
+exact test with its Benjamini-Hochberg q over every pattern tested, and the class the
+cohort report's rule gives (fatal, non-fatal, inconclusive, too few to call), the runs
+by model, and quotes of the steps, with their trace and step. Patterns are ranked by the
+failed runs they cover, then by lift; an ID (a hash of the pattern's signature) names
+each one from run to run.
+
+The filters are those of ls and report (--model, --system, --scenario, --trace-format,
+--outcome, --mode, --source, --search, --path); --source also chooses the annotation
+sources whose findings make finding signatures (the detectors by default).
+
+Output: a ranked table (default), --markdown, or --json (every pattern with its traces).`,
+		Example: `  faultline discover
+  faultline discover --model gpt-oss-120b --kind errors --limit 10
+  faultline discover --json > patterns.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runDiscover(cmd.Context(), &f)
+		},
+	}
+	registerFilters(cmd, &f.filter, filterNames(filterLimit)...)
+	cmd.Flags().IntVar(&f.minFailed, "min-failed", 2, "report only patterns that at least `N` failed runs show")
+	cmd.Flags().IntVar(&f.limit, "limit", 0, "show the first `N` patterns of the ranking (0: all)")
+	cmd.Flags().StringVar(&f.kind, "kind", "all", "signatures to find: errors, endings, findings or all (several: comma-separated)")
+	cmd.Flags().BoolVar(&f.markdown, "markdown", false, "print GitHub Markdown")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
+	cmd.MarkFlagsMutuallyExclusive("markdown", "json")
+	return cmd
+}
+
+// parseKinds reads --kind.
+func parseKinds(s string) ([]discover.Kind, error) {
+	var kinds []discover.Kind
+	for _, k := range strings.Split(s, ",") {
+		switch k = strings.TrimSpace(k); k {
+		case "all":
+			return nil, nil
+		case string(discover.KindError), string(discover.KindEnding), string(discover.KindFinding):
+			kinds = append(kinds, discover.Kind(k))
+		default:
+			return nil, fmt.Errorf("--kind: %q is not errors, endings, findings or all", k)
+		}
+	}
+	return kinds, nil
+}
+
+func (a *app) runDiscover(ctx context.Context, f *discoverFlags) error {
+	kinds, err := parseKinds(f.kind)
+	if err != nil {
+		return err
+	}
+	if f.minFailed < 1 || f.limit < 0 {
+		return errors.New("--min-failed must be at least 1, and --limit not negative")
+	}
+	st, err := a.readStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	res, err := a.discover(ctx, st, f, kinds)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.json:
+		return writeJSON(a.stdout, res)
+	case f.markdown:
+		return writeDiscoveryMarkdown(a.stdout, res)
+	}
+	return writeDiscoveryText(a.stdout, res)
+}
+
+// discover runs discovery over the traces the filters keep, with a
+// progress line on stderr while steps are read.
+func (a *app) discover(ctx context.Context, st database, f *discoverFlags, kinds []discover.Kind) (*discover.Result, error) {
+	r, ok := st.Store.(discover.Reader)
+	if !ok {
+		return nil, fmt.Errorf("this database (%T) cannot read steps for discovery", st.Store)
+	}
+	aliases, err := a.modelAliases()
+	if err != nil {
+		return nil, err
+	}
+	opt := discover.Options{Sources: f.filter.Sources, Kinds: kinds, MinFailed: f.minFailed, Limit: f.limit, Aliases: aliases}
+	if filtered(f.filter) {
+		filter := f.filter
+		filter.Aliases = aliases
+		traces, err := st.List(ctx, filter)
+		if err != nil {
+			return nil, err
+		}
+		if len(traces) == 0 {
+			why, err := noMatch(ctx, st, filter)
+			if err != nil {
+				return nil, err
+			}
+			return nil, errors.New(why)
+		}
+		opt.IDs = summaryIDs(traces)
+	}
+	if !a.quiet {
+		opt.Progress = a.discoverProgress()
+	}
+	return discover.Discover(ctx, r, opt)
+}
+
+// discoverProgress prints how many traces have been read: in place at
+// most every second on a terminal, otherwise a line every ten seconds,
+// and the last count always.
+func (a *app) discoverProgress() func(done, total int) {
+	terminal := isTerminal(a.stderr)
+	every := 10 * time.Second
+	if terminal {
+		every = time.Second
+	}
+	start := time.Now()
+	last := start
+	return func(done, total int) {
+		now := time.Now()
+		final := done == total
+		if !final && now.Sub(last) < every {
+			return
+		}
+		last = now
+		line := fmt.Sprintf("discover: read the steps of %d of %d traces (%s)", done, total, now.Sub(start).Round(100*time.Millisecond))
+		switch {
+		case terminal && final:
+			fmt.Fprintf(a.stderr, "\r\033[K%s\n", line)
+		case terminal:
+			fmt.Fprintf(a.stderr, "\r\033[K%s", line)
+		default:
+			fmt.Fprintln(a.stderr, line)
+		}
+	}
+}
+
+// discoverySummary is what the output says before the patterns.
+func discoverySummary(res *discover.Result) []string {
+	kinds := make([]string, len(res.Kinds))
+	for i, k := range res.Kinds {
+		kinds[i] = string(k)
+	}
+	lines := []string{
+		fmt.Sprintf("%d traces: %d failed, %d succeeded, %d undecided (left out: no decided outcome).", res.Traces, res.Failed, res.Succeeded, res.Undecided),
+		fmt.Sprintf("Signatures: %s (endings show the last %d calls); %d distinct. %d patterns cover at least %d failed runs; q-values are adjusted over them.",
+			strings.Join(kinds, ", "), res.LastCalls, res.Signatures, res.Tested, res.MinFailed),
+	}
+	if len(res.Patterns) < res.Tested {
+		lines = append(lines, fmt.Sprintf("The first %d are shown.", len(res.Patterns)))
+	}
+	return lines
+}
+
+// patternRow is a pattern's cells in the ranked table.
+func patternRow(rank int, p *discover.Pattern, width int) []string {
+	return []string{fmt.Sprint(rank), p.ID, string(p.Kind), cut(patternTitle(p), width), share(p.Failed.K, p.Failed.N), share(p.Succeeded.K, p.Succeeded.N),
+		liftText(p), fmt.Sprintf("%.3g", p.Test.Q), p.Class}
+}
+
+// patternTitle is a pattern's signature without its kind.
+func patternTitle(p *discover.Pattern) string {
+	if p.Key == "" {
+		return p.Template
+	}
+	return p.Key + ": " + p.Template
+}
+
+var patternHeader = []string{"#", "id", "kind", "pattern", "failed", "succeeded", "lift", "q", "class"}
+
+func share(k, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%d/0", k)
+	}
+	return fmt.Sprintf("%d/%d %.0f%%", k, n, 100*float64(k)/float64(n))
+}
+
+func liftText(p *discover.Pattern) string {
+	switch {
+	case p.Lift != nil:
+		return fmt.Sprintf("%+.0f%%", 100**p.Lift)
+	case p.NeverInSuccesses:
+		return "only in failures"
+	}
+	return "-"
+}
+
+func cut(s string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	return string([]rune(s)[:width-1]) + "…"
+}
+
+func modelsText(p *discover.Pattern) string {
+	var parts []string
+	for _, m := range p.Models {
+		parts = append(parts, fmt.Sprintf("%s %d failed, %d succeeded", m.Model, m.Failed, m.Succeeded))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func quoteText(q discover.Quote) string {
+	at := fmt.Sprintf("trace %s", q.Trace)
+	if q.Step >= 0 {
+		at += fmt.Sprintf(", step %d", q.Step)
+	}
+	return fmt.Sprintf("%q (%s)", q.Text, at)
+}
+
+// writeDiscoveryText prints the ranked table, then each pattern whole: its
+// signature, its variants, its runs by model and a quote.
+func writeDiscoveryText(w io.Writer, res *discover.Result) error {
+	var b strings.Builder
+	b.WriteString("faultline discover: recurring failure patterns\n")
+	for _, line := range discoverySummary(res) {
+		b.WriteString(report.Wrap(line, 100, "") + "\n")
+	}
+	if len(res.Patterns) == 0 {
+		b.WriteString("\nNo pattern: no signature is shared by enough failed runs (see --min-failed).\n")
+		_, err := io.WriteString(w, report.PrintableLines(b.String()))
+		return err
+	}
+	b.WriteString("\n")
+	t := report.Table{Header: patternHeader}
+	for i, p := range res.Patterns {
+		t.Rows = append(t.Rows, patternRow(i+1, p, 60))
+	}
+	if err := writeString(w, b.String()); err != nil {
+		return err
+	}
+	if err := t.Write(w); err != nil {
+		return err
+	}
+	b.Reset()
+	for i, p := range res.Patterns {
+		fmt.Fprintf(&b, "\n%d. %s  %s %s\n", i+1, p.ID, p.Kind, patternTitle(p))
+		if p.Merged > 0 {
+			fmt.Fprintf(&b, "   merged with %d similar signatures, such as: %s\n", p.Merged, p.Variants[0])
+		}
+		fmt.Fprintf(&b, "   by model: %s\n", modelsText(p))
+		for _, q := range p.Quotes[:min(1, len(p.Quotes))] {
+			fmt.Fprintf(&b, "   %s\n", quoteText(q))
+		}
+	}
+	fmt.Fprintf(&b, "\nRule: %s\n", res.Rule.Text)
+	return writeString(w, report.PrintableLines(b.String()))
+}
+
+func writeString(w io.Writer, s string) error {
+	_, err := io.WriteString(w, s)
+	return err
+}
+
+// writeDiscoveryMarkdown prints the same as a Markdown table, with a
+// quote per pattern in its last column.
+func writeDiscoveryMarkdown(w io.Writer, res *discover.Result) error {
+	var b strings.Builder
+	b.WriteString("## Recurring failure patterns\n\n")
+	for _, line := range discoverySummary(res) {
+		b.WriteString(report.Printable(line) + "\n")
+	}
+	b.WriteString("\n")
+	if err := writeString(w, b.String()); err != nil {
+		return err
+	}
+	t := report.Table{Header: append(append([]string{}, patternHeader...), "by model", "quote")}
+	for i, p := range res.Patterns {
+		quote := ""
+		if len(p.Quotes) > 0 {
+			quote = quoteText(p.Quotes[0])
+		}
+		t.Rows = append(t.Rows, append(patternRow(i+1, p, 0), modelsText(p), quote))
+	}
+	if err := t.WriteMarkdown(w); err != nil {
+		return err
+	}
+	return writeString(w, "\n"+report.Printable(res.Rule.Text)+"\n")
+}
