@@ -29,7 +29,7 @@ func cohort() []*trace.Trace {
 		t.Append(trace.Step{Kind: trace.KindToolCall, Tool: "shell", Args: `{"command":["bash","-lc","kubectl get pods -n otel-demo"]}`, CallID: "1"})
 		t.Append(trace.Step{Kind: trace.KindToolResult, Tool: "shell", CallID: "1", ExitCode: intp(0), Text: "NAME READY"})
 		if errText != "" {
-			t.Append(trace.Step{Kind: trace.KindToolCall, Tool: "shell", Args: `{"command":["bash","-lc","`+cmd+`"]}`, CallID: "2"})
+			t.Append(trace.Step{Kind: trace.KindToolCall, Tool: "shell", Args: `{"command":["bash","-lc","` + cmd + `"]}`, CallID: "2"})
 			t.Append(trace.Step{Kind: trace.KindToolResult, Tool: "shell", CallID: "2", ExitCode: intp(5), Text: errText + "\nmore output"})
 		}
 		if finding {
