@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/pipeline"
 	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/store"
 
 	"github.com/spf13/cobra"
 
@@ -19,17 +21,20 @@ import (
 
 // ingestResult is the JSON form of an ingest run.
 type ingestResult struct {
-	Files     int            `json:"files"`
-	Unchanged int            `json:"unchanged"`
-	Skipped   int            `json:"skipped"`
-	Traces    int            `json:"traces"`
-	Refused   int            `json:"refused"`  // traces not stored: fewer steps than the stored version
-	Replaced  int            `json:"replaced"` // traces stored over a version of more steps (--replace)
-	Errors    int            `json:"errors"`
-	Notices   int            `json:"notices"`
-	Issues    []ingestIssue  `json:"issues"`
-	TraceIDs  []string       `json:"trace_ids"`
-	summary   ingest.Summary `json:"-"`
+	Files     int `json:"files"`
+	Unchanged int `json:"unchanged"`
+	// Redetected counts the traces of unchanged files whose findings came
+	// from another detector set (a rule added or changed) and were renewed.
+	Redetected int            `json:"redetected"`
+	Skipped    int            `json:"skipped"`
+	Traces     int            `json:"traces"`
+	Refused    int            `json:"refused"`  // traces not stored: fewer steps than the stored version
+	Replaced   int            `json:"replaced"` // traces stored over a version of more steps (--replace)
+	Errors     int            `json:"errors"`
+	Notices    int            `json:"notices"`
+	Issues     []ingestIssue  `json:"issues"`
+	TraceIDs   []string       `json:"trace_ids"`
+	summary    ingest.Summary `json:"-"`
 }
 
 type ingestIssue struct {
@@ -75,7 +80,9 @@ directories are followed only when named. A named pipe named as PATH, such as
 skipped, each with its reason. A text longer than --text-limit-kib keeps its head
 and tail around a mark of the cut, and the trace records the size it had.
 
-Re-ingesting a file whose content has not changed does nothing; a changed file
+Re-ingesting a file whose content has not changed does not read it again, but
+its traces are detected again when their findings came from other detectors
+(a rule of --rules added, changed or removed); a changed file
 replaces the traces it held, which keep the labels and scores added to them. A trace already stored with more steps (from this
 file before it changed, or from another) is not replaced by a version with fewer,
 such as a truncated copy's: that is reported as an error of the file, and the
@@ -110,7 +117,7 @@ status is 1 when any input could not be read or a trace was refused.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (fields: files, unchanged, skipped, traces, refused, replaced, errors, notices, issues, trace_ids)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (fields: files, unchanged, redetected, skipped, traces, refused, replaced, errors, notices, issues, trace_ids)")
 	cmd.Flags().BoolVar(&noDetect, "no-detect", false, "store traces without running the detectors")
 	inf.register(cmd)
 	return cmd
@@ -132,12 +139,13 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 	// ingest of small traces spend most of its time committing.
 	batch := st.Batch()
 	var sink ingest.Sink = &recordingSink{next: batch, ids: &res.TraceIDs}
+	var ds []*detect.Detector
 	if detectOn {
-		ds, err := a.detectors()
-		if err != nil {
+		var err error
+		if ds, err = a.detectors(); err != nil {
 			return nil, err
 		}
-		sink = pipeline.Detecting(sink, ds, func(err error) { a.log.Error("detector finding rejected", "err", err) })
+		sink = pipeline.Detecting(sink, ds, a.rejectedFinding)
 	}
 	printer := newIssuePrinter(a.stderr)
 	report := func(i ingest.Issue) {
@@ -158,6 +166,14 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 	printer.flush()
 	res.summary = sum
 	res.Files, res.Unchanged, res.Skipped, res.Traces, res.Refused, res.Errors, res.Notices = sum.Files, sum.Unchanged, sum.Skipped, sum.Traces, sum.Refused, sum.Errors, sum.Notices
+	if err == nil && detectOn && len(sum.UnchangedFiles) > 0 {
+		// An unchanged file is not read again, but its traces' findings
+		// may be of another detector set than this one.
+		var unchanged []store.Summary
+		if unchanged, err = st.List(ctx, store.Filter{Select: &store.Selection{Files: sum.UnchangedFiles}}); err == nil {
+			res.Redetected, err = pipeline.Redetect(ctx, st, summaryIDs(unchanged), ds, a.rejectedFinding)
+		}
+	}
 	for _, p := range sum.SkippedFiles {
 		a.log.Debug("skipped: no trace format", "file", p)
 	}
@@ -169,6 +185,9 @@ func (r *ingestResult) line() string {
 	parts = append(parts, "ingested "+report.Plural(r.Traces, "trace", "traces")+" from "+report.Plural(r.Files, "file", "files"))
 	if r.Unchanged > 0 {
 		parts = append(parts, fmt.Sprintf("%d unchanged", r.Unchanged))
+	}
+	if r.Redetected > 0 {
+		parts = append(parts, report.Plural(r.Redetected, "unchanged trace detected again", "unchanged traces detected again")+" (the detectors or rules changed)")
 	}
 	if r.Skipped > 0 {
 		parts = append(parts, report.Plural(r.Skipped, "other file skipped", "other files skipped"))

@@ -78,7 +78,7 @@ The default address is loopback only: the receiver has no authentication.`,
 				if err != nil {
 					return err
 				}
-				cfg.Detect = receive.Detectors(ds, func(err error) { a.log.Error("detector finding rejected", "err", err) })
+				cfg.Detect = receive.Detectors(ds, a.rejectedFinding)
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {

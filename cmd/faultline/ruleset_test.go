@@ -73,11 +73,23 @@ func TestRulesRunWithTheDetectors(t *testing.T) {
 		t.Errorf("the text report does not show the rule's code:\n%s", out)
 	}
 
-	// The rule changed: its findings are stale, and analyze renews them.
+	// The rule changed: its findings are stale. Ingest renews those of the
+	// files it does not read again, and so does analyze.
 	write("99")
-	must("analyze")
+	var res ingestResult
+	if err := json.Unmarshal([]byte(must("ingest", "--json", examples)), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Unchanged != 12 || res.Redetected != 12 {
+		t.Errorf("ingest again: %d unchanged, %d detected again", res.Unchanged, res.Redetected)
+	}
 	if got := custom(); len(got) != 0 {
 		t.Errorf("custom codes after the rule changed: %+v", got)
+	}
+	write("nonzero")
+	must("analyze")
+	if got := custom(); len(got) != 1 {
+		t.Errorf("custom codes after the rule changed back: %+v", got)
 	}
 
 	policy := filepath.Join(dir, "policy.yaml")
