@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -40,12 +41,18 @@ func AppendRule(path string, sp Spec) error {
 }
 
 // appendRule returns data with sp added to its rules, checked by parsing.
+// The rule is added to the file's YAML tree, which is written out again:
+// that keeps the comments but not every detail of layout (blank lines,
+// folded text). So when the rules list ends the file, the rule's text is
+// appended to the file's own text instead, and kept when it reads as the
+// tree does.
 func appendRule(path string, data []byte, sp Spec) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("rules: cannot add rule %s: %w", sp.Name, yamlerr.Located(path, err))
 	}
 	var buf bytes.Buffer
+	splice := -1 // the rules list's indentation when the rule's text can be appended
 	if len(doc.Content) == 0 {
 		// An empty file, or one of comments only: the parser keeps no node
 		// for the comments, so their text is kept as it is, ahead of the
@@ -68,6 +75,14 @@ func appendRule(path string, data []byte, sp Spec) ([]byte, error) {
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		if top.Content[i].Value == "rules" {
 			list = top.Content[i+1]
+		}
+	}
+	if n := len(top.Content); n >= 2 && top.Style&yaml.FlowStyle == 0 && top.Column == 1 {
+		switch last := top.Content[n-1]; {
+		case list == nil:
+			splice = 0
+		case top.Content[n-2].Value == "rules" && last.Kind == yaml.SequenceNode && last.Style&yaml.FlowStyle == 0 && len(last.Content) > 0:
+			splice = last.Column - 1
 		}
 	}
 	switch {
@@ -102,10 +117,46 @@ func appendRule(path string, data []byte, sp Spec) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("rules: cannot add rule %s: %w", sp.Name, err)
 	}
-	if _, err := Parse(path, buf.Bytes()); err != nil {
+	want, err := Parse(path, buf.Bytes())
+	if err != nil {
 		return nil, fmt.Errorf("rules: rule %s would make the file invalid: %w", sp.Name, err)
 	}
+	if splice >= 0 {
+		if text, ok := appendText(path, data, sp, splice, want.Hash); ok {
+			return text, nil
+		}
+	}
 	return buf.Bytes(), nil
+}
+
+// appendText appends the rule's text to data, as an item of a rules list
+// indented by indent spaces that ends the file, or of a new rules section
+// when indent is 0. It reports whether the result reads as the set whose
+// hash is want.
+func appendText(path string, data []byte, sp Spec, indent int, want string) ([]byte, bool) {
+	var item bytes.Buffer
+	enc := yaml.NewEncoder(&item)
+	enc.SetIndent(2)
+	if err := enc.Encode([]Spec{sp}); err != nil || enc.Close() != nil {
+		return nil, false
+	}
+	out := bytes.Clone(data)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	pad := "  "
+	if indent == 0 {
+		out = append(out, "rules:\n"...)
+	} else {
+		pad = strings.Repeat(" ", indent)
+	}
+	for _, line := range strings.SplitAfter(item.String(), "\n") {
+		if line != "" {
+			out = append(out, pad+line...)
+		}
+	}
+	got, err := Parse(path, out)
+	return out, err == nil && got.Hash == want
 }
 
 // writeAtomic replaces path with data through a temporary file in the same

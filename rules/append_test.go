@@ -36,6 +36,9 @@ func TestAppendRuleKeepsTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := string(data)
+	if !strings.HasPrefix(out, goodFile) {
+		t.Errorf("the file's own text was not kept as it was:\n%s", out)
+	}
 	for _, keep := range []string{"# team rules", "gpt-x: gpt-x-1", "model: whatever", "code: OPS-1", "name: lost-access", "steps: 200"} {
 		if !strings.Contains(out, keep) {
 			t.Errorf("lost %q:\n%s", keep, out)
@@ -127,5 +130,37 @@ func TestAppendRuleRefuses(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestAppendRuleRewritesTheTree(t *testing.T) {
+	// The rules list does not end the file: the rule goes into the tree,
+	// which is written out again, comments kept.
+	src := "rules:\n  # first\n  - name: a\n    mode: FM-1.3\n    doc: A.\n    budget: {steps: 3}\n# the models\nmodels:\n  x: y\n"
+	path := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendRule(path, newSpec("b")); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	s, err := Load(path)
+	if err != nil || len(s.Rules) != 2 || s.Rules[1].Name != "b" {
+		t.Fatalf("%v, %v\n%s", s, err, data)
+	}
+	for _, keep := range []string{"# first", "# the models", "x: y"} {
+		if !strings.Contains(string(data), keep) {
+			t.Errorf("lost %q:\n%s", keep, data)
+		}
+	}
+	// The example file: its text is kept byte for byte.
+	example, err := os.ReadFile(filepath.Join(examples, "itbench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := appendRule("itbench.yaml", example, newSpec("c"))
+	if err != nil || !strings.HasPrefix(string(out), string(example)) {
+		t.Errorf("example: %v\n%s", err, out)
 	}
 }
