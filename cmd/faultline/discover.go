@@ -203,16 +203,8 @@ func discoverySummary(res *discover.Result) []string {
 
 // patternRow is a pattern's cells in the ranked table.
 func patternRow(rank int, p *discover.Pattern, width int) []string {
-	return []string{fmt.Sprint(rank), p.ID, string(p.Kind), cut(patternTitle(p), width), share(p.Failed.K, p.Failed.N), share(p.Succeeded.K, p.Succeeded.N),
-		liftText(p), fmt.Sprintf("%.3g", p.Test.Q), p.Class}
-}
-
-// patternTitle is a pattern's signature without its kind.
-func patternTitle(p *discover.Pattern) string {
-	if p.Key == "" {
-		return p.Template
-	}
-	return p.Key + ": " + p.Template
+	return []string{fmt.Sprint(rank), p.ID, string(p.Kind), cut(p.Title(), width), share(p.Failed.K, p.Failed.N), share(p.Succeeded.K, p.Succeeded.N),
+		p.LiftText(), fmt.Sprintf("%.3g", p.Test.Q), p.Class}
 }
 
 var patternHeader = []string{"#", "id", "kind", "pattern", "failed", "succeeded", "lift", "q", "class"}
@@ -222,16 +214,6 @@ func share(k, n int) string {
 		return fmt.Sprintf("%d/0", k)
 	}
 	return fmt.Sprintf("%d/%d %.0f%%", k, n, 100*float64(k)/float64(n))
-}
-
-func liftText(p *discover.Pattern) string {
-	switch {
-	case p.Lift != nil:
-		return fmt.Sprintf("%+.0f%%", 100**p.Lift)
-	case p.NeverInSuccesses:
-		return "only in failures"
-	}
-	return "-"
 }
 
 func cut(s string, width int) string {
@@ -283,7 +265,7 @@ func writeDiscoveryText(w io.Writer, res *discover.Result) error {
 	}
 	b.Reset()
 	for i, p := range res.Patterns {
-		fmt.Fprintf(&b, "\n%d. %s  %s %s\n", i+1, p.ID, p.Kind, patternTitle(p))
+		fmt.Fprintf(&b, "\n%d. %s  %s %s\n", i+1, p.ID, p.Kind, p.Title())
 		if p.Merged > 0 {
 			fmt.Fprintf(&b, "   merged with %d similar signatures, such as: %s\n", p.Merged, p.Variants[0])
 		}

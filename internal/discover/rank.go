@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"slices"
 
@@ -51,6 +52,27 @@ type Pattern struct {
 // Signature is the pattern's leading signature.
 func (p *Pattern) Signature() Signature {
 	return Signature{Kind: p.Kind, Key: p.Key, Template: p.Template}
+}
+
+// Title is the pattern's signature without its kind: its key and
+// template.
+func (p *Pattern) Title() string {
+	if p.Key == "" {
+		return p.Template
+	}
+	return p.Key + ": " + p.Template
+}
+
+// LiftText words the lift: a percentage, "only in failures", or "-" when
+// no failed trace shows the pattern either.
+func (p *Pattern) LiftText() string {
+	switch {
+	case p.Lift != nil:
+		return fmt.Sprintf("%+.0f%%", 100**p.Lift)
+	case p.NeverInSuccesses:
+		return "only in failures"
+	}
+	return "-"
 }
 
 // ModelCount is how many failed and successful traces of a model show a

@@ -1,0 +1,140 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/faultline/faultline/internal/discover"
+)
+
+// The patterns page is a page of its own, loaded with the others.
+func init() { pageNames = append(pageNames, "patterns") }
+
+// patternsView is the patterns page: the recurring failure patterns of the
+// selected traces, as `faultline discover` finds them.
+type patternsView struct {
+	Filter    filter
+	Filtered  bool
+	Menus     menus
+	Kind      string // errors, endings, findings, or "" for all
+	Kinds     []discover.Kind
+	MinFailed int
+	Result    *discover.Result
+	Patterns  []patternView
+	// Unsupported says the store cannot read steps for discovery.
+	Unsupported bool
+	Elapsed     time.Duration
+}
+
+// patternView is one pattern with the addresses the page links to.
+type patternView struct {
+	*discover.Pattern
+	Rank   int
+	Quotes []quoteView
+	// Traces are the first maxPatternTraces traces with the pattern (its
+	// failed ones first); More counts the others.
+	Traces []traceLink
+	More   int
+}
+
+type quoteView struct {
+	discover.Quote
+	URL string
+}
+
+type traceLink struct {
+	discover.TraceRef
+	URL string
+}
+
+const (
+	// maxPatternTraces is how many traces of a pattern the page links to:
+	// discover --json lists them all.
+	maxPatternTraces = 60
+	// maxPatterns is how many patterns the page shows.
+	maxPatterns = 50
+)
+
+// patternsPage finds the recurring failure patterns of the traces the
+// page's filters select.
+func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	f, err := parseFilter(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	v := patternsView{Filter: f, Filtered: f.encode() != "", Kind: q.Get("kind"), Kinds: discover.Kinds, MinFailed: 2}
+	var kinds []discover.Kind
+	switch v.Kind {
+	case "":
+	case string(discover.KindError), string(discover.KindEnding), string(discover.KindFinding):
+		kinds = []discover.Kind{discover.Kind(v.Kind)}
+	default:
+		s.fail(w, r, badRequestf("kind %q: use errors, endings or findings", v.Kind))
+		return
+	}
+	if mf := q.Get("min-failed"); mf != "" {
+		if v.MinFailed, err = strconv.Atoi(mf); err != nil || v.MinFailed < 1 {
+			s.fail(w, r, badRequestf("min-failed %q: a number of failed runs, from 1", mf))
+			return
+		}
+	}
+	if v.Menus, err = s.menus(r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	reader, ok := s.cfg.Store.(discover.Reader)
+	if !ok {
+		v.Unsupported = true
+		s.render(w, r, http.StatusOK, "patterns", "", view{Title: "Patterns", Nav: "patterns", Body: v})
+		return
+	}
+	opt := discover.Options{Sources: f.sources(), Kinds: kinds, MinFailed: v.MinFailed, Limit: maxPatterns, Aliases: s.cfg.Aliases}
+	// Only the source selection is discovery's own (the findings that
+	// make signatures); every other filter picks the traces it covers.
+	selection := f
+	selection.Source = ""
+	if selection.encode() != "" {
+		if opt.IDs, err = s.cfg.Store.IDs(r.Context(), f.query(labellerSource(r), s.cfg.Aliases)); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	if v.Result, err = discover.Discover(r.Context(), reader, opt); err != nil {
+		s.fail(w, r, fmt.Errorf("discovering patterns: %w", err))
+		return
+	}
+	for i, p := range v.Result.Patterns {
+		pv := patternView{Pattern: p, Rank: i + 1}
+		for _, quote := range p.Quotes {
+			u := traceURL(quote.Trace)
+			if quote.Step >= 0 {
+				u = stepURL(quote.Trace, quote.Step)
+			}
+			pv.Quotes = append(pv.Quotes, quoteView{Quote: quote, URL: u})
+		}
+		for _, t := range p.Traces[:min(len(p.Traces), maxPatternTraces)] {
+			u := traceURL(t.ID)
+			if t.Step >= 0 {
+				u = stepURL(t.ID, t.Step)
+			}
+			pv.Traces = append(pv.Traces, traceLink{TraceRef: t, URL: u})
+		}
+		pv.More = len(p.Traces) - len(pv.Traces)
+		v.Patterns = append(v.Patterns, pv)
+	}
+	v.Elapsed = time.Since(start).Round(time.Millisecond)
+	s.render(w, r, http.StatusOK, "patterns", "", view{Title: "Patterns", Nav: "patterns", Body: v})
+}
+
+// Share words a count of traces out of a total.
+func (p patternView) Share(k, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%d of 0", k)
+	}
+	return fmt.Sprintf("%d of %d (%.0f%%)", k, n, 100*float64(k)/float64(n))
+}
