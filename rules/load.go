@@ -232,17 +232,17 @@ func (s *Set) parseRule(p *parser, n *yaml.Node) (*Rule, error) {
 			sp.Confidence = f
 			return nil
 		case "match":
-			sp.Match, err = p.matcher(v, key, &r.tools)
+			sp.Match, err = p.matcher(k, v, key, &r.tools)
 		case "sequence":
-			sp.Sequence, err = p.sequence(v, &r.tools)
+			sp.Sequence, err = p.sequence(k, v, &r.tools)
 		case "never_followed":
-			sp.NeverFollowed, err = p.neverFollowed(v, &r.tools)
+			sp.NeverFollowed, err = p.neverFollowed(k, v, &r.tools)
 		case "repeat":
-			sp.Repeat, err = p.repeat(v, &r.tools)
+			sp.Repeat, err = p.repeat(k, v, &r.tools)
 		case "count":
-			sp.Count, err = p.count(v, &r.tools)
+			sp.Count, err = p.count(k, v, &r.tools)
 		case "budget":
-			sp.Budget, err = p.budget(v)
+			sp.Budget, err = p.budget(k, v)
 		default:
 			return p.fail(k, "unknown field %q of a rule (name, mode, doc, severity, confidence, and one of %s)", key, strings.Join(shapeNames, ", "))
 		}
@@ -290,16 +290,16 @@ func (s *Set) Code(code string) (Code, bool) {
 	return Code{}, false
 }
 
-func (p *parser) sequence(n *yaml.Node, tools *[]toolRef) (*Sequence, error) {
+func (p *parser) sequence(at, n *yaml.Node, tools *[]toolRef) (*Sequence, error) {
 	q := &Sequence{}
 	var withinAt *yaml.Node
 	err := p.fields(n, "sequence", func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "first":
-			q.First, err = p.matcher(v, "sequence.first", tools)
+			q.First, err = p.matcher(k, v, "sequence.first", tools)
 		case "then":
-			q.Then, err = p.matcher(v, "sequence.then", tools)
+			q.Then, err = p.matcher(k, v, "sequence.then", tools)
 		case "within":
 			withinAt = v
 			err = p.atLeast(v, "sequence.within", 1, &q.Within)
@@ -313,24 +313,24 @@ func (p *parser) sequence(n *yaml.Node, tools *[]toolRef) (*Sequence, error) {
 	}
 	switch {
 	case q.First == nil:
-		return nil, p.fail(n, "sequence needs first")
+		return nil, p.fail(at, "sequence needs first")
 	case q.Then == nil:
-		return nil, p.fail(n, "sequence needs then")
+		return nil, p.fail(at, "sequence needs then")
 	case withinAt == nil:
-		return nil, p.fail(n, "sequence needs within: how many steps may separate first and then")
+		return nil, p.fail(at, "sequence needs within: how many steps may separate first and then")
 	}
 	return q, nil
 }
 
-func (p *parser) neverFollowed(n *yaml.Node, tools *[]toolRef) (*NeverFollowed, error) {
+func (p *parser) neverFollowed(at, n *yaml.Node, tools *[]toolRef) (*NeverFollowed, error) {
 	q := &NeverFollowed{}
 	err := p.fields(n, "never_followed", func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "first":
-			q.First, err = p.matcher(v, "never_followed.first", tools)
+			q.First, err = p.matcher(k, v, "never_followed.first", tools)
 		case "by":
-			q.By, err = p.matcher(v, "never_followed.by", tools)
+			q.By, err = p.matcher(k, v, "never_followed.by", tools)
 		case "within":
 			err = p.atLeast(v, "never_followed.within", 1, &q.Within)
 		default:
@@ -343,23 +343,23 @@ func (p *parser) neverFollowed(n *yaml.Node, tools *[]toolRef) (*NeverFollowed, 
 	}
 	switch {
 	case q.First == nil:
-		return nil, p.fail(n, "never_followed needs first")
+		return nil, p.fail(at, "never_followed needs first")
 	case q.By == nil:
-		return nil, p.fail(n, "never_followed needs by")
+		return nil, p.fail(at, "never_followed needs by")
 	}
 	return q, nil
 }
 
 var sameFields = []string{"tool", "args", "text"}
 
-func (p *parser) repeat(n *yaml.Node, tools *[]toolRef) (*Repeat, error) {
+func (p *parser) repeat(at, n *yaml.Node, tools *[]toolRef) (*Repeat, error) {
 	q := &Repeat{}
 	var timesAt *yaml.Node
 	err := p.fields(n, "repeat", func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "match":
-			q.Match, err = p.matcher(v, "repeat.match", tools)
+			q.Match, err = p.matcher(k, v, "repeat.match", tools)
 		case "same":
 			if err = p.list(v, "repeat.same", &q.Same); err != nil {
 				return err
@@ -385,23 +385,23 @@ func (p *parser) repeat(n *yaml.Node, tools *[]toolRef) (*Repeat, error) {
 	}
 	switch {
 	case q.Match == nil:
-		return nil, p.fail(n, "repeat needs match")
+		return nil, p.fail(at, "repeat needs match")
 	case len(q.Same) == 0:
-		return nil, p.fail(n, "repeat needs same: the fields that must be identical (tool, args, text)")
+		return nil, p.fail(at, "repeat needs same: the fields that must be identical (tool, args, text)")
 	case timesAt == nil:
-		return nil, p.fail(n, "repeat needs times (2 or more)")
+		return nil, p.fail(at, "repeat needs times (2 or more)")
 	}
 	return q, nil
 }
 
-func (p *parser) count(n *yaml.Node, tools *[]toolRef) (*Count, error) {
+func (p *parser) count(at, n *yaml.Node, tools *[]toolRef) (*Count, error) {
 	q := &Count{}
 	var atLeastAt *yaml.Node
 	err := p.fields(n, "count", func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "match":
-			q.Match, err = p.matcher(v, "count.match", tools)
+			q.Match, err = p.matcher(k, v, "count.match", tools)
 		case "at_least":
 			atLeastAt = v
 			err = p.atLeast(v, "count.at_least", 1, &q.AtLeast)
@@ -415,14 +415,14 @@ func (p *parser) count(n *yaml.Node, tools *[]toolRef) (*Count, error) {
 	}
 	switch {
 	case q.Match == nil:
-		return nil, p.fail(n, "count needs match")
+		return nil, p.fail(at, "count needs match")
 	case atLeastAt == nil:
-		return nil, p.fail(n, "count needs at_least (1 or more)")
+		return nil, p.fail(at, "count needs at_least (1 or more)")
 	}
 	return q, nil
 }
 
-func (p *parser) budget(n *yaml.Node) (*Budget, error) {
+func (p *parser) budget(at, n *yaml.Node) (*Budget, error) {
 	q := &Budget{}
 	err := p.fields(n, "budget", func(key string, k, v *yaml.Node) error {
 		switch key {
@@ -437,14 +437,14 @@ func (p *parser) budget(n *yaml.Node) (*Budget, error) {
 		return nil, err
 	}
 	if q.Steps == 0 && q.Tokens == 0 {
-		return nil, p.fail(n, "budget: give steps, tokens or both")
+		return nil, p.fail(at, "budget: give steps, tokens or both")
 	}
 	return q, nil
 }
 
 // matcher reads a matcher and checks that it can hold. what names it in
 // errors; tools collects the tool names it requires.
-func (p *parser) matcher(n *yaml.Node, what string, tools *[]toolRef) (*Matcher, error) {
+func (p *parser) matcher(at, n *yaml.Node, what string, tools *[]toolRef) (*Matcher, error) {
 	m := &Matcher{}
 	given := 0
 	err := p.fields(n, what, func(key string, k, v *yaml.Node) error {
@@ -499,7 +499,7 @@ func (p *parser) matcher(n *yaml.Node, what string, tools *[]toolRef) (*Matcher,
 			// A step a not excludes is not one the rule requires, so its
 			// tool names are not linted.
 			var err error
-			m.Not, err = p.matcher(v, what+".not", nil)
+			m.Not, err = p.matcher(k, v, what+".not", nil)
 			return err
 		}
 		return p.fail(k, "unknown field %q of a matcher (kind, role, agent, tool, exit, error, by_agent, text, args, any, not)", key)
@@ -509,11 +509,11 @@ func (p *parser) matcher(n *yaml.Node, what string, tools *[]toolRef) (*Matcher,
 	}
 	switch {
 	case given == 0:
-		return nil, p.fail(n, "%s: an empty matcher matches every step; give at least one field", what)
+		return nil, p.fail(at, "%s: an empty matcher matches every step; give at least one field", what)
 	case m.Exit != nil && len(m.Kind) > 0 && !slices.Contains(m.Kind, string(trace.KindToolResult)):
-		return nil, p.fail(n, "%s cannot hold: exit codes live on tool_result steps, and kind is %s", what, strings.Join(m.Kind, ", "))
+		return nil, p.fail(at, "%s cannot hold: exit codes live on tool_result steps, and kind is %s", what, strings.Join(m.Kind, ", "))
 	case m.Not != nil && implies(m, m.Not):
-		return nil, p.fail(n, "%s cannot hold: every step it matches is excluded by its not", what)
+		return nil, p.fail(at, "%s cannot hold: every step it matches is excluded by its not", what)
 	}
 	return m, nil
 }

@@ -1,14 +1,3 @@
-// Package rules turns detectors written as data into detect.Detector values.
-// A rule file (faultline.yaml, or a file of its own) declares failure codes
-// of the user's own and rules, each a matcher over steps arranged in one of
-// six shapes: match, sequence, never_followed, repeat, count and budget.
-// A compiled rule is an ordinary detector, so it runs wherever the built-in
-// ones run, and its findings obey the same evidence rules: they cite steps
-// that exist and quote them verbatim.
-//
-// Every shape is evaluated in one pass over the steps: what a shape needs to
-// remember (the steps still waiting for a follow-up, the calls seen so far)
-// is kept as it goes, never found again by scanning back.
 package rules
 
 import (
