@@ -122,6 +122,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /compare", s.comparePage)
 	mux.HandleFunc("GET /modes", s.modesPage)
 	mux.HandleFunc("GET /modes/{code}", s.modePage)
+	mux.HandleFunc("GET /patterns", s.patternsPage)
 	s.handler = s.secure(mux)
 	return s, nil
 }
