@@ -27,7 +27,6 @@ func (a *app) rulesCommand() *cobra.Command {
 }
 
 func (a *app) rulesCheckCommand() *cobra.Command {
-	var path string
 	cmd := &cobra.Command{
 		Use:   "check [--rules FILE] [PATH...]",
 		Short: "Load a rule file, list its rules, and try them on traces",
@@ -40,7 +39,9 @@ Exits non-zero when the file does not load.`,
 		Example: `  faultline rules check --rules examples/rules/itbench.yaml
   faultline rules check --rules examples/rules/itbench.yaml ../runs/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file := path
+			// The rule file is the one every command reads (--rules, else
+			// the settings file), but a check of nothing is a mistake.
+			file := a.rulesPath
 			if file == "" {
 				var err error
 				if file, err = config.Find(a.configPath); err != nil {
@@ -61,7 +62,6 @@ Exits non-zero when the file does not load.`,
 			return a.tryRules(cmd.Context(), set, args)
 		},
 	}
-	cmd.Flags().StringVar(&path, "rules", "", "the rule `FILE` (default: --config, else ./"+config.DefaultFile+")")
 	return cmd
 }
 
