@@ -47,6 +47,8 @@ type Pattern struct {
 	// Traces are the traces with the pattern, failed ones first, each in
 	// id order.
 	Traces []TraceRef `json:"traces"`
+	// Naming is what a model made of the pattern, when one was asked.
+	Naming *Naming `json:"naming,omitempty"`
 }
 
 // Signature is the pattern's leading signature.
