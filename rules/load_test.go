@@ -208,3 +208,24 @@ func TestLoadFile(t *testing.T) {
 		t.Fatalf("Load = %+v, %v", s, err)
 	}
 }
+
+func TestRegexEmptiness(t *testing.T) {
+	for _, tt := range []struct {
+		re   string
+		want string // "" when the expression is accepted
+	}{
+		{`a`, ""}, {`a*`, ""}, {`(?:)|x`, ""}, {`\bword\b`, ""}, {`x{0,3}`, ""}, {`[^a]`, ""},
+		{``, "only the empty string"}, {`^$`, "only the empty string"}, {`\b`, "only the empty string"},
+		{`(?:^|$)*`, "only the empty string"}, {`(?m)^(?:)$`, "only the empty string"}, {`x{0}`, "only the empty string"},
+		{`[^\x00-\x{10FFFF}]`, "never match"}, {`a[^\x00-\x{10FFFF}]`, "never match"},
+		{`[^\x00-\x{10FFFF}]?`, "only the empty string"},
+	} {
+		_, err := Parse("r.yaml", []byte(rule("match:\n  text: '"+tt.re+"'\n")))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%q refused: %v", tt.re, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%q: %v, want %q", tt.re, err, tt.want)
+		}
+	}
+}
