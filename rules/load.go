@@ -65,16 +65,35 @@ func Load(path string) (*Set, error) {
 	return Parse(path, data)
 }
 
+// LoadSettings reads the codes and rules sections of the settings file
+// (faultline.yaml), whose other sections belong to other commands and are
+// left to them; "" gives an empty set.
+func LoadSettings(path string) (*Set, error) {
+	if path == "" {
+		return Parse("", nil)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
+	return parse(&parser{path: path, settings: true}, data)
+}
+
 // Parse reads a rule file from data, naming path in its errors, which read
 // path:line: what is wrong.
 func Parse(path string, data []byte) (*Set, error) {
+	return parse(&parser{path: path}, data)
+}
+
+func parse(p *parser, data []byte) (*Set, error) {
+	path := p.path
 	s := &Set{Path: path}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlerr.Located(path, err)
 	}
 	if len(doc.Content) > 0 {
-		if err := s.parseTop(&parser{path: path}, doc.Content[0]); err != nil {
+		if err := s.parseTop(p, doc.Content[0]); err != nil {
 			return nil, err
 		}
 	}
@@ -87,6 +106,9 @@ func Parse(path string, data []byte) (*Set, error) {
 
 type parser struct {
 	path string
+	// settings: the file is faultline.yaml, whose sections other than
+	// codes and rules are other commands'.
+	settings bool
 }
 
 func (p *parser) fail(n *yaml.Node, format string, args ...any) error {
@@ -107,7 +129,9 @@ func (s *Set) parseTop(p *parser, top *yaml.Node) error {
 		case "models", "judge":
 			// Other commands' sections of faultline.yaml.
 		default:
-			return p.fail(k, "unknown section %q (codes, rules; models and judge are read by other commands)", key)
+			if !p.settings {
+				return p.fail(k, "unknown section %q (codes, rules; models and judge are read by other commands)", key)
+			}
 		}
 		return nil
 	})

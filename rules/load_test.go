@@ -229,3 +229,23 @@ func TestRegexEmptiness(t *testing.T) {
 		}
 	}
 }
+
+// The settings file's other sections are other commands'; a rule file of
+// its own has none.
+func TestLoadSettings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "faultline.yaml")
+	data := "other_command:\n  x: 1\nrules:\n  - name: long\n    mode: FM-1.5\n    doc: Long.\n    budget: {steps: 3}\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := LoadSettings(path)
+	if err != nil || len(set.Rules) != 1 {
+		t.Fatalf("settings file: %v, %+v", err, set)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+`:1: unknown section "other_command"`) {
+		t.Errorf("rule file: %v", err)
+	}
+	if set, err := LoadSettings(""); err != nil || len(set.Rules) != 0 {
+		t.Errorf("no file: %v, %+v", err, set)
+	}
+}

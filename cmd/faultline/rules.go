@@ -41,19 +41,12 @@ Exits non-zero when the file does not load.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The rule file is the one every command reads (--rules, else
 			// the settings file), but a check of nothing is a mistake.
-			file := a.rulesPath
-			if file == "" {
-				var err error
-				if file, err = config.Find(a.configPath); err != nil {
-					return err
-				}
-				if file == "" {
-					return fmt.Errorf("no rule file: name one with --rules, or put rules in ./%s", config.DefaultFile)
-				}
-			}
-			set, err := rules.Load(file)
+			set, err := a.ruleSet()
 			if err != nil {
 				return err
+			}
+			if set.Path == "" {
+				return fmt.Errorf("no rule file: name one with --rules, or put rules in ./%s", config.DefaultFile)
 			}
 			a.printRules(set)
 			if len(args) == 0 {

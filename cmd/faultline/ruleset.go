@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/config"
 	"github.com/faultline/faultline/rules"
@@ -17,16 +15,17 @@ func (a *app) ruleSet() (*rules.Set, error) {
 	if a.rules != nil {
 		return a.rules, nil
 	}
-	path := a.rulesPath
+	load, path := rules.Load, a.rulesPath
 	if path == "" {
 		var err error
 		if path, err = config.Find(a.configPath); err != nil {
 			return nil, err
 		}
+		load = rules.LoadSettings
 	}
-	set, err := rules.Load(path)
+	set, err := load(path)
 	if err != nil {
-		return nil, fmt.Errorf("rules: %w", err)
+		return nil, err
 	}
 	a.rules = set
 	return set, nil

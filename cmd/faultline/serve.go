@@ -78,7 +78,11 @@ every run against the given ground truth instead.`,
 			if err != nil {
 				return err
 			}
-			srv, err := web.New(web.Config{Store: st, Token: token, GroundTruth: set, Aliases: aliases, Log: a.log})
+			rules, err := a.ruleSet()
+			if err != nil {
+				return err
+			}
+			srv, err := web.New(web.Config{Store: st, Token: token, GroundTruth: set, Aliases: aliases, CodeNames: codeNames(rules), Log: a.log})
 			if err != nil {
 				return err
 			}

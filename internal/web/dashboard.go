@@ -47,7 +47,7 @@ type dashboardView struct {
 
 // cohortReport is the report a dashboard query asks for.
 func (s *Server) cohortReport(ctx context.Context, q reportQuery, labeller string) (*analyze.Report, error) {
-	opt := analyze.ReportOptions{By: q.By, Sources: q.Filter.sources(), Compare: q.Compare, Aliases: s.cfg.Aliases}
+	opt := analyze.ReportOptions{By: q.By, Sources: q.Filter.sources(), Compare: q.Compare, Aliases: s.cfg.Aliases, CodeNames: s.cfg.CodeNames}
 	// Only the source selection is the report's own; every other filter
 	// picks the traces it covers.
 	selection := q.Filter

@@ -10,6 +10,7 @@ import (
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/rules"
 	"github.com/faultline/faultline/taxonomy"
 )
 
@@ -91,8 +92,8 @@ func parseFilter(r *http.Request) (filter, error) {
 		if m == "" {
 			continue
 		}
-		if _, _, ok := taxonomy.Lookup(m); !ok {
-			return f, badRequestf("mode %q: use a MAST (FM-1.1 … FM-3.3) or SYS code", m)
+		if _, _, ok := taxonomy.Lookup(m); !ok && !rules.IsCode(m) {
+			return f, badRequestf("mode %q: use a MAST (FM-1.1 … FM-3.3) or SYS code, or a code of your rules", m)
 		}
 		f.Modes = append(f.Modes, m)
 	}

@@ -38,6 +38,8 @@ type Config struct {
 	// Aliases name models canonically (faultline.yaml); nil applies the
 	// built-in rules only.
 	Aliases store.ModelAliases
+	// CodeNames names the codes of the user's own rules, for the report.
+	CodeNames map[string]string
 	Log     *slog.Logger
 }
 
