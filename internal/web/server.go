@@ -40,7 +40,7 @@ type Config struct {
 	Aliases store.ModelAliases
 	// CodeNames names the codes of the user's own rules, for the report.
 	CodeNames map[string]string
-	Log     *slog.Logger
+	Log       *slog.Logger
 }
 
 // Server is the web application.
