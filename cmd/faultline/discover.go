@@ -11,9 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/faultline/faultline/internal/config"
 	"github.com/faultline/faultline/internal/discover"
+	"github.com/faultline/faultline/internal/judge"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/rules"
 )
 
 // discoverFlags are the flags of faultline discover.
@@ -24,6 +29,14 @@ type discoverFlags struct {
 	kind      string
 	markdown  bool
 	json      bool
+	// name asks the judge's model to name each pattern shown; judge holds
+	// the judge's flags discover takes.
+	name      bool
+	nameModel string
+	judge     judgeFlags
+	// saveRule turns the pattern of this ID into a rule, appended to the
+	// rules file, of mode ruleMode (or the one the pattern has).
+	saveRule, rules, ruleMode string
 }
 
 func (a *app) discoverCommand() *cobra.Command {
@@ -59,13 +72,28 @@ The filters are those of ls and report (--model, --system, --scenario, --trace-f
 --outcome, --mode, --source, --search, --path); --source also chooses the annotation
 sources whose findings make finding signatures (the detectors by default).
 
-Output: a ranked table (default), --markdown, or --json (every pattern with its traces).`,
+Output: a ranked table (default), --markdown, or --json (every pattern with its traces).
+
+--name asks a model, as faultline judge does (the judge section of faultline.yaml, or
+--model, --base-url, --api-key-env, ...), to name each pattern shown (the first --limit,
+10 by default): a name, a sentence, and the MAST mode it is an instance of or "new".
+An answer that is not that is asked for once more; a pattern left unnamed is reported as
+failed, and the exit status is then 1.
+
+--save-rule ID turns pattern ID (or a unique prefix) into a rule of the rule file format
+and appends it to --rules FILE (./faultline.yaml by default), then loads the file to check
+it: an error pattern becomes a match on the tool's results whose text matches the
+pattern's template (its masked parts as \d+, [0-9A-Fa-f]+, \S+ ..., the rest literally),
+a finding pattern a match on the text or arguments of steps of its kind. The rule's mode
+is --rule-mode, else the mode a model named (with --name), else a finding pattern's own.`,
 		Example: `  faultline discover
   faultline discover --model gpt-oss-120b --kind errors --limit 10
-  faultline discover --json > patterns.json`,
+  faultline discover --json > patterns.json
+  faultline discover --name --model gpt-4.1-mini --limit 5
+  faultline discover --save-rule 3fc0203b2a --rule-mode FM-2.3 --rules rules.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runDiscover(cmd.Context(), &f)
+			return a.runDiscover(cmd, &f)
 		},
 	}
 	registerFilters(cmd, &f.filter, filterNames(filterLimit)...)
@@ -75,6 +103,16 @@ Output: a ranked table (default), --markdown, or --json (every pattern with its 
 	cmd.Flags().BoolVar(&f.markdown, "markdown", false, "print GitHub Markdown")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	cmd.MarkFlagsMutuallyExclusive("markdown", "json")
+	cmd.Flags().BoolVar(&f.name, "name", false, "ask the judge's model to name each pattern shown (its name, a sentence, a MAST mode or new)")
+	cmd.Flags().StringVar(&f.nameModel, "name-model", "", "the model that names patterns, as the endpoint knows it (default: judge.model of faultline.yaml; --model selects the traces' model)")
+	cmd.Flags().StringVar(&f.judge.baseURL, "base-url", judge.DefaultClientOptions.BaseURL, "API root of an OpenAI-compatible endpoint")
+	cmd.Flags().StringVar(&f.judge.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default FAULTLINE_API_KEY, then OPENAI_API_KEY)")
+	cmd.Flags().DurationVar(&f.judge.timeout, "timeout", defaultTimeout, "time limit of one call")
+	cmd.Flags().IntVar(&f.judge.retries, "retries", defaultRetries, "retries of a call after a 429, a 5xx, a timeout or a network error")
+	cmd.Flags().Float64Var(&f.judge.temperature, "temperature", 0, "sampling temperature (negative: send none)")
+	cmd.Flags().StringVar(&f.saveRule, "save-rule", "", "append pattern `ID` to the rules file as a rule")
+	cmd.Flags().StringVar(&f.rules, "rules", config.DefaultFile, "the rules `FILE` --save-rule appends to")
+	cmd.Flags().StringVar(&f.ruleMode, "rule-mode", "", "the mode (a MAST or SYS `CODE`, or one the rules file declares) of the rule --save-rule writes")
 	return cmd
 }
 
@@ -94,7 +132,11 @@ func parseKinds(s string) ([]discover.Kind, error) {
 	return kinds, nil
 }
 
-func (a *app) runDiscover(ctx context.Context, f *discoverFlags) error {
+// namedByDefault is how many patterns --name names without --limit.
+const namedByDefault = 10
+
+func (a *app) runDiscover(cmd *cobra.Command, f *discoverFlags) error {
+	ctx := cmd.Context()
 	kinds, err := parseKinds(f.kind)
 	if err != nil {
 		return err
@@ -102,27 +144,107 @@ func (a *app) runDiscover(ctx context.Context, f *discoverFlags) error {
 	if f.minFailed < 1 || f.limit < 0 {
 		return errors.New("--min-failed must be at least 1, and --limit not negative")
 	}
+	var namer *judge.OpenAI
+	var nameOpt discover.NameOptions
+	if f.name {
+		if namer, nameOpt, err = a.namer(cmd, f); err != nil {
+			return err
+		}
+	}
 	st, err := a.readStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	res, err := a.discover(ctx, st, f, kinds)
+	limit := f.limit
+	switch {
+	case f.saveRule != "":
+		limit = 0 // any pattern may be saved, shown or not
+	case f.name && limit == 0:
+		limit = namedByDefault
+	}
+	res, err := a.discover(ctx, st, f, kinds, limit)
 	if err != nil {
 		return err
 	}
+	if f.saveRule != "" {
+		return a.saveRule(ctx, f, res, namer, nameOpt)
+	}
+	failed := 0
+	if namer != nil {
+		if failed, err = a.namePatterns(ctx, namer, nameOpt, res.Patterns); err != nil {
+			return err
+		}
+	}
 	switch {
 	case f.json:
-		return writeJSON(a.stdout, res)
+		err = writeJSON(a.stdout, res)
 	case f.markdown:
-		return writeDiscoveryMarkdown(a.stdout, res)
+		err = writeDiscoveryMarkdown(a.stdout, res)
+	default:
+		err = writeDiscoveryText(a.stdout, res)
 	}
-	return writeDiscoveryText(a.stdout, res)
+	if err == nil && failed > 0 {
+		fmt.Fprintf(a.stderr, "%d of %d patterns could not be named: see the errors above\n", failed, len(res.Patterns))
+		return errDataProblems
+	}
+	return err
+}
+
+// namer is the client --name asks, with the judge's settings (the judge
+// section of the settings file under the flags given), and the model.
+func (a *app) namer(cmd *cobra.Command, f *discoverFlags) (*judge.OpenAI, discover.NameOptions, error) {
+	var none discover.NameOptions
+	file, err := a.settings()
+	if err != nil {
+		return nil, none, err
+	}
+	cfg, err := f.judge.settings(cmd, file.Path)
+	if err != nil {
+		return nil, none, err
+	}
+	// --model selects traces here: the model that names is the settings
+	// file's, or --name-model.
+	cfg.Model = ""
+	if file.Path != "" {
+		fc, err := judge.LoadConfig(file.Path)
+		if err != nil {
+			return nil, none, err
+		}
+		cfg.Model = fc.Model
+	}
+	if f.nameModel != "" {
+		cfg.Model = f.nameModel
+	}
+	if cfg.Model == "" {
+		return nil, none, errors.New("--name: no model: give --name-model or set judge.model in the settings file")
+	}
+	key, keyFrom := apiKey(cfg.APIKeyEnv)
+	if err := judge.Preflight(cmd.Context(), cfg.BaseURL, key, keyFrom+" (or name another variable with --api-key-env)"); err != nil {
+		return nil, none, err
+	}
+	// The client's json_schema format is the judge's annotation schema: a
+	// name is asked for as any JSON object, and checked here.
+	format := judge.FormatObject
+	if cfg.ResponseFormat == string(judge.FormatNone) {
+		format = judge.FormatNone
+	}
+	temperature := cfg.Temperature
+	if *temperature < 0 {
+		temperature = nil
+	}
+	client := judge.NewOpenAI(judge.ClientOptions{
+		BaseURL: cfg.BaseURL, APIKey: key, Format: format, Timeout: cfg.Timeout, Retries: *cfg.Retries,
+		RequestsPerMinute: cfg.RequestsPerMinute, MinBackoff: judge.DefaultClientOptions.MinBackoff,
+		MaxBackoff: judge.DefaultClientOptions.MaxBackoff, MaxRetryAfter: judge.DefaultClientOptions.MaxRetryAfter,
+		Conns: 2, Log: a.log,
+	})
+	return client, discover.NameOptions{Model: cfg.Model, Temperature: temperature, MaxTokens: cfg.MaxTokens}, nil
 }
 
 // discover runs discovery over the traces the filters keep, with a
 // progress line on stderr while steps are read.
-func (a *app) discover(ctx context.Context, st database, f *discoverFlags, kinds []discover.Kind) (*discover.Result, error) {
+func (a *app) discover(ctx context.Context, st database, f *discoverFlags, kinds []discover.Kind, limit int) (*discover.Result, error) {
 	r, ok := st.Store.(discover.Reader)
 	if !ok {
 		return nil, fmt.Errorf("this database (%T) cannot read steps for discovery", st.Store)
@@ -131,7 +253,7 @@ func (a *app) discover(ctx context.Context, st database, f *discoverFlags, kinds
 	if err != nil {
 		return nil, err
 	}
-	opt := discover.Options{Sources: f.filter.Sources, Kinds: kinds, MinFailed: f.minFailed, Limit: f.limit, Aliases: aliases}
+	opt := discover.Options{Sources: f.filter.Sources, Kinds: kinds, MinFailed: f.minFailed, Limit: limit, Aliases: aliases}
 	if filtered(f.filter) {
 		filter := f.filter
 		filter.Aliases = aliases
@@ -152,6 +274,71 @@ func (a *app) discover(ctx context.Context, st database, f *discoverFlags, kinds
 		opt.Progress = a.discoverProgress()
 	}
 	return discover.Discover(ctx, r, opt)
+}
+
+// namePatterns has the model name each pattern, saying on stderr what it
+// does and each pattern it could not name; it returns how many those were.
+func (a *app) namePatterns(ctx context.Context, c *judge.OpenAI, opt discover.NameOptions, patterns []*discover.Pattern) (int, error) {
+	if !a.quiet {
+		fmt.Fprintf(a.stderr, "discover: asking %s to name %d patterns\n", opt.Model, len(patterns))
+	}
+	if err := discover.NamePatterns(ctx, c, patterns, opt); err != nil {
+		return 0, err
+	}
+	failed := 0
+	for _, p := range patterns {
+		if p.Naming.Status != discover.Named {
+			failed++
+			fmt.Fprintf(a.stderr, "pattern %s: naming failed: %s\n", p.ID, report.Printable(p.Naming.Error))
+		}
+	}
+	return failed, nil
+}
+
+// saveRule turns the pattern --save-rule names into a rule, appends it to
+// the rules file, and loads the file again to check that it holds the
+// rule, which it prints.
+func (a *app) saveRule(ctx context.Context, f *discoverFlags, res *discover.Result, namer *judge.OpenAI, opt discover.NameOptions) error {
+	var p *discover.Pattern
+	for _, c := range res.Patterns {
+		if strings.HasPrefix(c.ID, strings.ToLower(f.saveRule)) {
+			if p != nil {
+				return fmt.Errorf("--save-rule %s: more than one pattern has an ID that starts so (%s, %s)", f.saveRule, p.ID, c.ID)
+			}
+			p = c
+		}
+	}
+	if p == nil {
+		return fmt.Errorf("--save-rule %s: no pattern of these traces has that ID (with --min-failed %d, --kind %s and the same filters it was found with)",
+			f.saveRule, f.minFailed, f.kind)
+	}
+	if namer != nil {
+		if _, err := a.namePatterns(ctx, namer, opt, []*discover.Pattern{p}); err != nil {
+			return err
+		}
+	}
+	sp, err := discover.RuleFor(p, f.ruleMode)
+	if err != nil {
+		return err
+	}
+	if err := rules.AppendRule(f.rules, sp); err != nil {
+		return err
+	}
+	set, err := rules.Load(f.rules)
+	if err != nil {
+		return fmt.Errorf("the rule was added, but %s no longer loads: %w", f.rules, err)
+	}
+	for _, r := range set.Rules {
+		if r.Name == sp.Name {
+			text, err := yaml.Marshal([]rules.Spec{sp})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "Added rule %s (line %d of %s), which loads:\n\n%s", sp.Name, r.Line, f.rules, report.PrintableLines(string(text)))
+			return nil
+		}
+	}
+	return fmt.Errorf("the rule %s was added, but %s loads without it", sp.Name, f.rules)
 }
 
 // discoverProgress prints how many traces have been read: in place at
@@ -231,6 +418,14 @@ func modelsText(p *discover.Pattern) string {
 	return strings.Join(parts, "; ")
 }
 
+// namingText is what a model made of a pattern, or that it failed.
+func namingText(n *discover.Naming) string {
+	if n.Status != discover.Named {
+		return "naming failed: " + n.Error
+	}
+	return fmt.Sprintf("named: %s (%s): %s", n.Name, n.Code, n.Description)
+}
+
 func quoteText(q discover.Quote) string {
 	at := fmt.Sprintf("trace %s", q.Trace)
 	if q.Step >= 0 {
@@ -266,6 +461,9 @@ func writeDiscoveryText(w io.Writer, res *discover.Result) error {
 	b.Reset()
 	for i, p := range res.Patterns {
 		fmt.Fprintf(&b, "\n%d. %s  %s %s\n", i+1, p.ID, p.Kind, p.Title())
+		if n := p.Naming; n != nil {
+			fmt.Fprintf(&b, "   %s\n", namingText(n))
+		}
 		if p.Merged > 0 {
 			fmt.Fprintf(&b, "   merged with %d similar signatures, such as: %s\n", p.Merged, p.Variants[0])
 		}
@@ -301,7 +499,11 @@ func writeDiscoveryMarkdown(w io.Writer, res *discover.Result) error {
 		if len(p.Quotes) > 0 {
 			quote = quoteText(p.Quotes[0])
 		}
-		t.Rows = append(t.Rows, append(patternRow(i+1, p, 0), modelsText(p), quote))
+		row := append(patternRow(i+1, p, 0), modelsText(p), quote)
+		if p.Naming != nil {
+			row[3] = namingText(p.Naming) + ". " + row[3]
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	if err := t.WriteMarkdown(w); err != nil {
 		return err

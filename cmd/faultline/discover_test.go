@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/internal/discover"
+	"github.com/faultline/faultline/internal/judge/judgetest"
+	"github.com/faultline/faultline/rules"
 )
 
 // discoverCLI is a database holding a small synthetic corpus, analysed.
@@ -78,5 +80,66 @@ func TestDiscover(t *testing.T) {
 		if _, errOut, code := c.run("", append([]string{"discover"}, args...)...); code != exitFailure || errOut == "" {
 			t.Errorf("discover %v: exit %d %q", args, code, errOut)
 		}
+	}
+}
+
+// --save-rule appends a pattern as a rule that loads, and refuses a
+// pattern no step's text shows; --name names the patterns shown, and says
+// which it could not.
+func TestDiscoverSaveRuleAndName(t *testing.T) {
+	c := discoverCLI(t)
+	out, _, code := c.run("", "discover", "-q", "--json")
+	var res discover.Result
+	if err := json.Unmarshal([]byte(out), &res); code != exitOK || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	var errorID, endingID string
+	for _, p := range res.Patterns {
+		switch {
+		case p.Kind == discover.KindError && errorID == "":
+			errorID = p.ID
+		case p.Kind == discover.KindEnding && endingID == "":
+			endingID = p.ID
+		}
+	}
+	if errorID == "" || endingID == "" {
+		t.Fatalf("no error or ending pattern among %d", len(res.Patterns))
+	}
+	path := filepath.Join(t.TempDir(), "rules.yaml")
+	out, errOut, code := c.run("", "discover", "-q", "--save-rule", errorID[:6], "--rule-mode", "FM-2.3", "--rules", path)
+	if code != exitOK || !strings.HasPrefix(out, "Added rule pattern-"+errorID+" (line ") || !strings.Contains(out, "kind: tool_result") {
+		t.Fatalf("--save-rule: exit %d %s %s", code, out, errOut)
+	}
+	set, err := rules.Load(path)
+	if err != nil || len(set.Rules) != 1 || set.Rules[0].Mode != "FM-2.3" {
+		t.Fatalf("the rules file: %v", err)
+	}
+	// The same again: the name is taken.
+	if _, errOut, code := c.run("", "discover", "-q", "--save-rule", errorID, "--rule-mode", "FM-2.3", "--rules", path); code != exitFailure || errOut == "" {
+		t.Errorf("saved twice: exit %d", code)
+	}
+	for _, args := range [][]string{{"--save-rule", endingID}, {"--save-rule", errorID}, {"--save-rule", "zzzz"}} {
+		if _, errOut, code := c.run("", append([]string{"discover", "-q", "--rules", path}, args...)...); code != exitFailure || errOut == "" {
+			t.Errorf("%v: exit %d %q", args, code, errOut)
+		}
+	}
+
+	srv := judgetest.NewServer(func(call judgetest.Call) judgetest.Reply {
+		if call.N == 1 {
+			return judgetest.Reply{Content: `{"name": "Answer file unreadable", "description": "The check of the answer file fails.", "code": "FM-3.1"}`}
+		}
+		return judgetest.Reply{Content: "no idea"}
+	})
+	defer srv.Close()
+	out, errOut, code = c.run("", "discover", "--name", "--name-model", "m", "--base-url", srv.URL(), "--limit", "2", "--retries", "0")
+	if code != exitDataError || !strings.Contains(out, "named: Answer file unreadable (FM-3.1): The check of the answer file fails.") ||
+		!strings.Contains(out, "naming failed: two answers did not validate") || !strings.Contains(errOut, "1 of 2 patterns could not be named") {
+		t.Errorf("--name: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if calls := srv.Calls(); len(calls) != 3 || calls[0].Model != "m" || calls[0].FormatType() != "json_object" {
+		t.Errorf("%d calls", len(calls))
+	}
+	if _, errOut, code := c.run("", "discover", "--name"); code != exitFailure || !strings.Contains(errOut, "no model") {
+		t.Errorf("--name without a model: exit %d %s", code, errOut)
 	}
 }
