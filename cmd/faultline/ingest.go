@@ -138,7 +138,8 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 	// Many small files share a transaction: one commit per file made an
 	// ingest of small traces spend most of its time committing.
 	batch := st.Batch()
-	var sink ingest.Sink = &recordingSink{next: batch, ids: &res.TraceIDs}
+	recording := &recordingSink{next: batch, ids: &res.TraceIDs, tools: map[string]int{}}
+	var sink ingest.Sink = recording
 	var ds []*detect.Detector
 	if detectOn {
 		var err error
@@ -166,6 +167,9 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 	printer.flush()
 	res.summary = sum
 	res.Files, res.Unchanged, res.Skipped, res.Traces, res.Refused, res.Errors, res.Notices = sum.Files, sum.Unchanged, sum.Skipped, sum.Traces, sum.Refused, sum.Errors, sum.Notices
+	if detectOn && res.Traces > 0 && !collect && !a.quiet {
+		a.lintRules(recording.tools)
+	}
 	if err == nil && detectOn && len(sum.UnchangedFiles) > 0 {
 		// An unchanged file is not read again, but its traces' findings
 		// may be of another detector set than this one.
@@ -209,6 +213,9 @@ type recordingSink struct {
 	next ingest.Sink
 	mu   sync.Mutex
 	ids  *[]string
+	// tools counts the steps of the stored traces by tool name, for the
+	// rules' check of tools no trace calls.
+	tools map[string]int
 }
 
 func (r *recordingSink) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, error) {
@@ -223,6 +230,7 @@ type recordingFile struct {
 	ingest.FileSink
 	sink    *recordingSink
 	pending []string
+	tools   map[string]int
 }
 
 func (r *recordingFile) Trace(ctx context.Context, t *trace.Trace) error {
@@ -232,6 +240,14 @@ func (r *recordingFile) Trace(ctx context.Context, t *trace.Trace) error {
 	}
 	if err == nil {
 		r.pending = append(r.pending, t.ID)
+		for i := range t.Steps {
+			if tool := t.Steps[i].Tool; tool != "" {
+				if r.tools == nil {
+					r.tools = map[string]int{}
+				}
+				r.tools[tool]++
+			}
+		}
 	}
 	return err
 }
@@ -243,5 +259,8 @@ func (r *recordingFile) Close(ctx context.Context, res ingest.FileResult) error 
 	r.sink.mu.Lock()
 	defer r.sink.mu.Unlock()
 	*r.sink.ids = append(*r.sink.ids, r.pending...)
+	for tool, n := range r.tools {
+		r.sink.tools[tool] += n
+	}
 	return nil
 }

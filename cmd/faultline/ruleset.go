@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/config"
+	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/rules"
 	"github.com/faultline/faultline/taxonomy"
 )
@@ -60,4 +63,16 @@ func codeNames(set *rules.Set) map[string]string {
 		names[c.Code] = c.Name
 	}
 	return names
+}
+
+// lintRules warns of the rules that name a tool none of the traces just
+// read calls: most often a misspelt name, which makes a rule match nothing.
+func (a *app) lintRules(tools map[string]int) {
+	set, err := a.ruleSet()
+	if err != nil {
+		return // reported where the rules were first read
+	}
+	for _, w := range set.Lint(tools) {
+		fmt.Fprintf(a.stderr, "notice: %s\n", report.PrintableLines(w.Error()))
+	}
 }

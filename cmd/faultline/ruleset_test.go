@@ -101,3 +101,16 @@ func TestRulesRunWithTheDetectors(t *testing.T) {
 		t.Errorf("without the rule file, a policy naming its rule loads: exit %d: %s", code, errOut)
 	}
 }
+
+// Ingest warns of a rule naming a tool none of the traces it read calls.
+func TestIngestWarnsOfAToolNoTraceCalls(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "rules.yaml")
+	rule := "rules:\n  - name: shell-failed\n    mode: FM-1.4\n    doc: A shell call failed.\n    match:\n      tool: shel\n      exit: nonzero\n"
+	if err := os.WriteFile(file, []byte(rule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := newCLI(t).run("", "--rules", file, "ingest", examples)
+	if want := file + `:6: rule shell-failed: tool "shel" never occurs in the traces (did you mean "shell"?)`; code != exitOK || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %s", code, errOut, want)
+	}
+}
