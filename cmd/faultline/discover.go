@@ -23,12 +23,14 @@ import (
 
 // discoverFlags are the flags of faultline discover.
 type discoverFlags struct {
-	filter    store.Filter
-	minFailed int
-	limit     int
-	kind      string
-	markdown  bool
-	json      bool
+	filter     store.Filter
+	minFailed  int
+	limit      int
+	kind       string
+	lastCalls  int
+	similarity float64
+	markdown   bool
+	json       bool
 	// name asks the judge's model to name each pattern shown; judge holds
 	// the judge's flags discover takes.
 	name      bool
@@ -57,7 +59,8 @@ ones) are patterns worth a name, a rule, or a fix.
 Texts are normalised first: numbers, hex ids, UUIDs, pod and replica-set suffixes,
 IP addresses, URLs, times and dates, quoted ids and long quoted texts are masked, and a
 path keeps its last element only (the directories are where a run worked; the file is
-what failed). Signatures alike in at least 75% of their words are merged.
+what failed). Signatures alike in at least 75% of their words are merged (--similarity);
+endings merge only when their calls are the same (--last-calls sets how many).
 
 Each pattern is counted once per run, over the runs with a decided outcome (the primary
 outcome, as report takes it); runs with none are left out and counted. For each: the
@@ -100,6 +103,8 @@ is --rule-mode, else the mode a model named (with --name), else a finding patter
 	cmd.Flags().IntVar(&f.minFailed, "min-failed", 2, "report only patterns that at least `N` failed runs show")
 	cmd.Flags().IntVar(&f.limit, "limit", 0, "show the first `N` patterns of the ranking (0: all)")
 	cmd.Flags().StringVar(&f.kind, "kind", "all", "signatures to find: errors, endings, findings or all (several: comma-separated)")
+	cmd.Flags().IntVar(&f.lastCalls, "last-calls", discover.DefaultLastCalls, "how many of a run's last tool calls its ending shows")
+	cmd.Flags().Float64Var(&f.similarity, "similarity", discover.DefaultSimilarity, "merge signatures whose words are at least this alike (Jaccard, 0 to 1; 1: the same words)")
 	cmd.Flags().BoolVar(&f.markdown, "markdown", false, "print GitHub Markdown")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	cmd.MarkFlagsMutuallyExclusive("markdown", "json")
@@ -141,8 +146,8 @@ func (a *app) runDiscover(cmd *cobra.Command, f *discoverFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.minFailed < 1 || f.limit < 0 {
-		return errors.New("--min-failed must be at least 1, and --limit not negative")
+	if f.minFailed < 1 || f.limit < 0 || f.lastCalls < 1 || f.similarity <= 0 || f.similarity > 1 {
+		return errors.New("--min-failed and --last-calls must be at least 1, --limit not negative, and --similarity above 0 and at most 1")
 	}
 	var namer *judge.OpenAI
 	var nameOpt discover.NameOptions
@@ -253,7 +258,8 @@ func (a *app) discover(ctx context.Context, st database, f *discoverFlags, kinds
 	if err != nil {
 		return nil, err
 	}
-	opt := discover.Options{Sources: f.filter.Sources, Kinds: kinds, MinFailed: f.minFailed, Limit: limit, Aliases: aliases}
+	opt := discover.Options{Sources: f.filter.Sources, Kinds: kinds, MinFailed: f.minFailed, Limit: limit,
+		LastCalls: f.lastCalls, Similarity: f.similarity, Aliases: aliases}
 	if filtered(f.filter) {
 		filter := f.filter
 		filter.Aliases = aliases
@@ -466,6 +472,9 @@ func writeDiscoveryText(w io.Writer, res *discover.Result) error {
 		}
 		if p.Merged > 0 {
 			fmt.Fprintf(&b, "   merged with %d similar signatures, such as: %s\n", p.Merged, p.Variants[0])
+		}
+		for _, also := range p.Also {
+			fmt.Fprintf(&b, "   the same runs show: %s\n", also)
 		}
 		fmt.Fprintf(&b, "   by model: %s\n", modelsText(p))
 		for _, q := range p.Quotes[:min(1, len(p.Quotes))] {

@@ -217,6 +217,7 @@ func Discover(ctx context.Context, r Reader, opt Options) (*Result, error) {
 			res.Patterns = append(res.Patterns, p)
 		}
 	}
+	res.Patterns = fold(res.Patterns)
 	res.Tested = len(res.Patterns)
 	rank(res.Patterns, opt.Rule)
 	if opt.Limit > 0 && len(res.Patterns) > opt.Limit {

@@ -47,6 +47,9 @@ type Pattern struct {
 	// Traces are the traces with the pattern, failed ones first, each in
 	// id order.
 	Traces []TraceRef `json:"traces"`
+	// Also lists the other signatures that exactly the same runs show
+	// (kind, then title), folded into this one.
+	Also []string `json:"also"`
 	// Naming is what a model made of the pattern, when one was asked.
 	Naming *Naming `json:"naming,omitempty"`
 }
@@ -120,7 +123,7 @@ func PatternID(s Signature) string {
 func (d *discovery) patternOf(group []*signatureStats) *Pattern {
 	lead := group[0]
 	p := &Pattern{ID: PatternID(lead.sig), Kind: lead.sig.Kind, Key: lead.sig.Key, Template: lead.sig.Template,
-		Variants: []string{}, Merged: len(group) - 1, Models: []ModelCount{}, Quotes: []Quote{}, Traces: []TraceRef{}}
+		Variants: []string{}, Merged: len(group) - 1, Models: []ModelCount{}, Quotes: []Quote{}, Traces: []TraceRef{}, Also: []string{}}
 	// Each trace once, at the first step where any signature shows.
 	first := map[int32]int32{}
 	for i, s := range group {
@@ -182,6 +185,46 @@ func (d *discovery) patternOf(group []*signatureStats) *Pattern {
 		}
 	}
 	return p
+}
+
+// fold makes one pattern of the patterns that exactly the same runs show
+// (a run that ends with no tool call is the run whose model never
+// answered): the most telling stays, an error before a finding before an
+// ending and, within a kind, the longer signature, and lists the others.
+// Order is kept otherwise.
+func fold(patterns []*Pattern) []*Pattern {
+	kindOrder := map[Kind]int{KindError: 0, KindFinding: 1, KindEnding: 2}
+	better := func(a, b *Pattern) bool {
+		if kindOrder[a.Kind] != kindOrder[b.Kind] {
+			return kindOrder[a.Kind] < kindOrder[b.Kind]
+		}
+		return len(a.Title()) > len(b.Title())
+	}
+	kept := map[string]int{}
+	var out []*Pattern
+	for _, p := range patterns {
+		h := sha256.New()
+		for _, t := range p.Traces {
+			h.Write([]byte(t.ID))
+			h.Write([]byte{0})
+		}
+		key := string(h.Sum(nil))
+		i, seen := kept[key]
+		if !seen {
+			kept[key] = len(out)
+			out = append(out, p)
+			continue
+		}
+		keep, other := out[i], p
+		if better(p, keep) {
+			keep, other = p, keep
+			keep.Also = append(keep.Also, other.Also...)
+			other.Also = nil
+			out[i] = keep
+		}
+		keep.Also = append(keep.Also, string(other.Kind)+" "+other.Title())
+	}
+	return out
 }
 
 // rank tests every pattern, adjusts the q-values together, calls each

@@ -106,6 +106,9 @@ func Signatures(steps []trace.Step, sites []Site, opt SignatureOptions) []Occurr
 	}
 	if opt.Kinds[KindEnding] && len(steps) > 0 {
 		add(ending(steps, opt.LastCalls))
+		// How the run ended whatever its last calls were: runs that end
+		// alike by different paths (no answer after the data, say).
+		add(ending(steps, 0))
 	}
 	if opt.Kinds[KindFinding] {
 		for _, site := range sites {
@@ -131,7 +134,8 @@ func toolName(tool string) string {
 
 // ending is the shape of the run's last calls and how it ended: the calls
 // as tool and command head (shell:kubectl get), then what the last step
-// was. The last step is the picked step of the highest index.
+// was; with lastCalls 0, "…" for any calls. The last step is the picked
+// step of the highest index.
 func ending(steps []trace.Step, lastCalls int) Occurrence {
 	var calls []string
 	for i := len(steps) - 1; i >= 0 && len(calls) < lastCalls; i-- {
@@ -140,7 +144,10 @@ func ending(steps []trace.Step, lastCalls int) Occurrence {
 		}
 	}
 	var b strings.Builder
-	if len(calls) == 0 {
+	switch {
+	case lastCalls == 0:
+		b.WriteString(anyCalls)
+	case len(calls) == 0:
 		b.WriteString("(no tool call)")
 	}
 	for i := len(calls) - 1; i >= 0; i-- {
@@ -158,6 +165,7 @@ func ending(steps []trace.Step, lastCalls int) Occurrence {
 const (
 	callMark   = " → "
 	endingMark = " ⇒ ends with "
+	anyCalls   = "…"
 )
 
 // endingOf names how a run ended, from its last step.
@@ -195,6 +203,9 @@ var (
 	jsonString = regexp.MustCompile(`"((?:[^"\\]|\\.)*)(?:"|\\?$)`)
 )
 
+// commandScan is how much of cut arguments is read for their command.
+const commandScan = 256
+
 // shellWords are the argv words that only say a shell runs the command.
 var shellWords = map[string]bool{"bash": true, "sh": true, "zsh": true, "/bin/bash": true, "/bin/sh": true, "/bin/zsh": true,
 	"/usr/bin/bash": true, "-lc": true, "-c": true}
@@ -218,7 +229,10 @@ func command(args string) string {
 	if loc == nil {
 		return ""
 	}
-	for _, m := range jsonString.FindAllStringSubmatch(trimmed[loc[1]:], -1) {
+	// A head is in the first words: the rest need not be scanned.
+	rest := trimmed[loc[1]:]
+	rest = rest[:min(len(rest), commandScan)]
+	for _, m := range jsonString.FindAllStringSubmatch(rest, -1) {
 		if !shellWords[m[1]] {
 			return strings.NewReplacer(`\n`, "\n", `\"`, `"`, `\\`, `\`, `\t`, "\t").Replace(m[1])
 		}

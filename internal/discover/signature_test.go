@@ -42,6 +42,7 @@ func TestSignatures(t *testing.T) {
 		// The second apply_patch failure is the same signature: counted once.
 		`errors apply_patch: failed to parse function arguments: EOF while parsing a string at line <num> column <num> @42 "failed to parse function arguments: EOF while parsing a string at line 2 column 1502"`,
 		`endings shell:kubectl get → shell:cat → apply_patch ⇒ ends with a message, no answer @60 "I wrote agent_output.json with 3 entities."`,
+		`endings … ⇒ ends with a message, no answer @60 "I wrote agent_output.json with 3 entities."`,
 		`findings FM-3.3: message: I wrote agent_output.json with <num> entities. @60 "I wrote agent_output.json with 3 entities."`,
 		`findings FM-1.3: (unlocated) @-1 ""`,
 	}
@@ -50,7 +51,7 @@ func TestSignatures(t *testing.T) {
 	}
 
 	only := Signatures(rolloutSteps(), nil, SignatureOptions{Kinds: map[Kind]bool{KindEnding: true}, LastCalls: 1})
-	if len(only) != 1 || only[0].Signature.Template != "apply_patch ⇒ ends with a message, no answer" {
+	if len(only) != 2 || only[0].Signature.Template != "apply_patch ⇒ ends with a message, no answer" {
 		t.Errorf("endings of the last call: %+v", only)
 	}
 }
