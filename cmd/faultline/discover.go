@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -383,10 +384,14 @@ func discoverySummary(res *discover.Result) []string {
 	for i, k := range res.Kinds {
 		kinds[i] = string(k)
 	}
+	endings := ""
+	if slices.Contains(res.Kinds, discover.KindEnding) {
+		endings = fmt.Sprintf(" (endings show the last %d calls)", res.LastCalls)
+	}
 	lines := []string{
 		fmt.Sprintf("%d traces: %d failed, %d succeeded, %d undecided (left out: no decided outcome).", res.Traces, res.Failed, res.Succeeded, res.Undecided),
-		fmt.Sprintf("Signatures: %s (endings show the last %d calls); %d distinct. %d patterns cover at least %d failed runs; q-values are adjusted over them.",
-			strings.Join(kinds, ", "), res.LastCalls, res.Signatures, res.Tested, res.MinFailed),
+		fmt.Sprintf("Signatures: %s%s; %d distinct. %d patterns cover at least %d failed runs; q-values are adjusted over them.",
+			strings.Join(kinds, ", "), endings, res.Signatures, res.Tested, res.MinFailed),
 	}
 	if len(res.Patterns) < res.Tested {
 		lines = append(lines, fmt.Sprintf("The first %d are shown.", len(res.Patterns)))
@@ -440,6 +445,11 @@ func quoteText(q discover.Quote) string {
 	return fmt.Sprintf("%q (%s)", q.Text, at)
 }
 
+// ruleText says how a pattern's class is called.
+func ruleText(res *discover.Result) string {
+	return "Class: the cohort report's rule, a pattern in place of a mode and the traces selected as the group. " + res.Rule.Text
+}
+
 // writeDiscoveryText prints the ranked table, then each pattern whole: its
 // signature, its variants, its runs by model and a quote.
 func writeDiscoveryText(w io.Writer, res *discover.Result) error {
@@ -481,7 +491,7 @@ func writeDiscoveryText(w io.Writer, res *discover.Result) error {
 			fmt.Fprintf(&b, "   %s\n", quoteText(q))
 		}
 	}
-	fmt.Fprintf(&b, "\nRule: %s\n", res.Rule.Text)
+	fmt.Fprintf(&b, "\n%s\n", ruleText(res))
 	return writeString(w, report.PrintableLines(b.String()))
 }
 
@@ -517,5 +527,5 @@ func writeDiscoveryMarkdown(w io.Writer, res *discover.Result) error {
 	if err := t.WriteMarkdown(w); err != nil {
 		return err
 	}
-	return writeString(w, "\n"+report.Printable(res.Rule.Text)+"\n")
+	return writeString(w, "\n"+report.Printable(ruleText(res))+"\n")
 }

@@ -63,7 +63,7 @@ func TestDiscover(t *testing.T) {
 	lines := strings.Split(text, "\n")
 	if code != exitOK || !strings.HasPrefix(text, "faultline discover: recurring failure patterns\n") ||
 		!strings.Contains(text, "#  id          kind") || !strings.Contains(text, "The first 2 are shown.") ||
-		strings.Contains(text, "findings") || !strings.Contains(text, "\nRule: ") {
+		strings.Contains(text, "findings") || !strings.Contains(text, "\nClass: the cohort report's rule") {
 		t.Errorf("text: exit %d\n%s", code, text)
 	}
 	if len(lines) < 10 {
