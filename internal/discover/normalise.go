@@ -34,15 +34,15 @@ const (
 // that matches the verbatim text a template was made from.
 var maskPatterns = map[string]string{
 	maskUUID: `[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}`,
-	maskTime: `[0-9][0-9T:.+Z-]*`,
-	maskDate: `\d{4}-\d{2}-\d{2}`,
+	maskTime: `[0-9][0-9T:.,+Z -]*`,
+	maskDate: `\d{4}[-/]\d{2}[-/]\d{2}`,
 	maskIP:   `\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?`,
 	maskURL:  `\S+`,
 	maskPath: `\S*`,
 	maskPod:  `[a-z0-9]+-[a-z0-9]+`,
 	maskRS:   `[a-z0-9]+`,
 	maskHex:  `(?:0x)?[0-9A-Fa-f]+`,
-	maskID:   `[^'"\s]+`,
+	maskID:   `\S+`,
 	maskText: `[^\n]*?`,
 	maskNum:  `\d+(?:\.\d+)*`,
 }
@@ -98,9 +98,10 @@ func Normalise(line string) string {
 	line = rePath.ReplaceAllStringFunc(line, func(m string) string {
 		sub := rePath.FindStringSubmatch(m)
 		lead, path := sub[1], sub[2]
-		last := path[strings.LastIndexByte(strings.TrimRight(path, "/"), '/')+1:]
-		if strings.Count(strings.TrimRight(path, "/"), "/") == 1 && !strings.HasPrefix(path, "~") && !strings.HasPrefix(path, ".") {
-			// One element under the root: nothing varies to mask.
+		trimmed := strings.TrimRight(path, "/")
+		last := path[strings.LastIndexByte(trimmed, '/')+1:]
+		if n := strings.Count(trimmed, "/"); n == 0 || (n == 1 && trimmed[0] == '/') {
+			// The root, or one element under it: no directory to mask.
 			return lead + maskInner(path)
 		}
 		return lead + maskPath + "/" + maskInner(last)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // normaliseCases are lines from the real Codex rollouts of ITBench's Zero
@@ -34,6 +35,7 @@ var normaliseCases = []struct{ in, want string }{
 	{"utf8 decode error in x2k4q at byte 40213", "utf8 decode error in x2k4q at byte <num>"},
 	{"   cat:   /tmp/run-17/out.json:\tPermission denied  ", "cat: <path>/out.json: Permission denied"},
 	{"cannot open /etc", "cannot open /etc"},
+	{"cd ../ && ls ~/runs/17/out.json ./x.py /", "cd ../ && ls <path>/out.json <path>/x.py /"},
 }
 
 func TestNormalise(t *testing.T) {
@@ -88,4 +90,29 @@ func TestTokens(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Tokens = %q, want %q", got, want)
 	}
+}
+
+// FuzzNormalise holds Normalise to being deterministic and idempotent on
+// its own masks, and the regular expression of a template to matching the
+// line it was made from.
+func FuzzNormalise(f *testing.F) {
+	for _, c := range normaliseCases {
+		f.Add(c.in)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n\r") || !utf8.ValidString(line) {
+			return // Normalise is given one line of text
+		}
+		template := Normalise(line)
+		if again := Normalise(line); again != template {
+			t.Fatalf("not deterministic: %q then %q", template, again)
+		}
+		re, err := regexp.Compile(TemplateRegexp(template))
+		if err != nil {
+			t.Fatalf("%q: %v", template, err)
+		}
+		if !re.MatchString(strings.TrimSpace(line)) {
+			t.Fatalf("%s (from %q) does not match %q", re, template, line)
+		}
+	})
 }
