@@ -204,3 +204,34 @@ func TestCluster(t *testing.T) {
 		t.Errorf("jaccard %v", j)
 	}
 }
+
+// The groups do not depend on the order signatures come in.
+func TestClusterOrder(t *testing.T) {
+	var sigs []*signatureStats
+	for i := range 40 {
+		template := fmt.Sprintf("error %d in module %c: connection refused by peer", i%7, 'a'+i%5)
+		s := &signatureStats{sig: Signature{Kind: KindError, Key: "shell", Template: template}, failed: i % 4}
+		s.name = fmt.Sprint(s.sig.String(), i)
+		s.tokens = signatureTokens(s.sig)
+		sigs = append(sigs, s)
+	}
+	show := func(groups [][]*signatureStats) string {
+		var out []string
+		for _, g := range groups {
+			var names []string
+			for _, s := range g {
+				names = append(names, s.name)
+			}
+			out = append(out, strings.Join(names, "+"))
+		}
+		return strings.Join(out, "\n")
+	}
+	want := show(cluster(slices.Clone(sigs), ClusterOptions{Similarity: 0.75, MaxLeaders: 3}))
+	slices.Reverse(sigs)
+	for range 3 {
+		if got := show(cluster(slices.Clone(sigs), ClusterOptions{Similarity: 0.75, MaxLeaders: 3})); got != want {
+			t.Fatalf("another order, other groups:\n%s\nwant:\n%s", got, want)
+		}
+		sigs = append(sigs[7:], sigs[:7]...)
+	}
+}
