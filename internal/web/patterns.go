@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/internal/discover"
@@ -15,10 +16,13 @@ func init() { pageNames = append(pageNames, "patterns") }
 // patternsView is the patterns page: the recurring failure patterns of the
 // selected traces, as `faultline discover` finds them.
 type patternsView struct {
-	Filter    filter
-	Filtered  bool
-	Menus     menus
-	Kind      string // errors, endings, findings, or "" for all
+	Filter   filter
+	Filtered bool
+	Menus    menus
+	Kind     string // errors, endings, findings, or "" for all
+	// ID, when set, shows the one pattern of that ID (or prefix), ranked
+	// or not: the address a pattern is named by.
+	ID        string
 	Kinds     []discover.Kind
 	MinFailed int
 	Result    *discover.Result
@@ -67,7 +71,7 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	v := patternsView{Filter: f, Filtered: f.encode() != "", Kind: q.Get("kind"), Kinds: discover.Kinds, MinFailed: 2}
+	v := patternsView{Filter: f, Filtered: f.encode() != "", Kind: q.Get("kind"), Kinds: discover.Kinds, MinFailed: 2, ID: strings.ToLower(q.Get("id"))}
 	var kinds []discover.Kind
 	switch v.Kind {
 	case "":
@@ -94,6 +98,9 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opt := discover.Options{Sources: f.sources(), Kinds: kinds, MinFailed: v.MinFailed, Limit: maxPatterns, Aliases: s.cfg.Aliases}
+	if v.ID != "" {
+		opt.Limit = 0
+	}
 	// Only the source selection is discovery's own (the findings that
 	// make signatures); every other filter picks the traces it covers.
 	selection := f
@@ -109,6 +116,9 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for i, p := range v.Result.Patterns {
+		if !strings.HasPrefix(p.ID, v.ID) {
+			continue
+		}
 		pv := patternView{Pattern: p, Rank: i + 1}
 		for _, quote := range p.Quotes {
 			u := traceURL(quote.Trace)
@@ -127,6 +137,11 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 		pv.More = len(p.Traces) - len(pv.Traces)
 		v.Patterns = append(v.Patterns, pv)
 	}
+	if v.ID != "" && len(v.Patterns) == 0 {
+		s.message(w, r, http.StatusNotFound, "No such pattern", "No pattern of these traces has the ID "+v.ID+
+			" (with at least "+strconv.Itoa(v.MinFailed)+" failed runs, and the signatures and filters it was found with).")
+		return
+	}
 	v.Elapsed = time.Since(start).Round(time.Millisecond)
 	s.render(w, r, http.StatusOK, "patterns", "", view{Title: "Patterns", Nav: "patterns", Body: v})
 }
@@ -137,4 +152,23 @@ func (p patternView) Share(k, n int) string {
 		return fmt.Sprintf("%d of 0", k)
 	}
 	return fmt.Sprintf("%d of %d (%.0f%%)", k, n, 100*float64(k)/float64(n))
+}
+
+// Link is the address of the page with the same filters, showing the
+// pattern id alone ("": every pattern).
+func (v patternsView) Link(id string) string {
+	q := v.Filter.values()
+	if v.Kind != "" {
+		q.Set("kind", v.Kind)
+	}
+	if v.MinFailed != 2 {
+		q.Set("min-failed", strconv.Itoa(v.MinFailed))
+	}
+	if id != "" {
+		q.Set("id", id)
+	}
+	if len(q) == 0 {
+		return "/patterns"
+	}
+	return "/patterns?" + q.Encode()
 }

@@ -61,6 +61,16 @@ func TestPatternsPage(t *testing.T) {
 		t.Error("the hostile error is not shown as text")
 	}
 
+	// A pattern's address shows it alone, with the page's filters.
+	page = b.ok("/patterns?kind=errors&id=" + id[:6])
+	if strings.Count(page, `<article class="pattern"`) != 1 || !strings.Contains(page, `id="p-`+id+`"`) ||
+		!strings.Contains(page, `<a href="/patterns?kind=errors">every pattern of these traces</a>`) {
+		t.Errorf("one pattern:\n%s", page)
+	}
+	if res := b.get("/patterns?id=ffffffffff"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("an unknown pattern: %s", res.Status)
+	}
+
 	// The filters narrow the traces: m2 has two runs of one pattern.
 	page = b.ok("/patterns?model=m2&kind=errors")
 	if strings.Count(page, `<article class="pattern"`) != 1 || !strings.Contains(page, "2 traces: 2 failed, 0 succeeded") {
