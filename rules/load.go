@@ -176,7 +176,7 @@ func (s *Set) parseCodes(p *parser, n *yaml.Node) error {
 		switch {
 		case c.Code == "":
 			return p.fail(item, "a code needs code")
-		case strings.HasPrefix(c.Code, "FM-") || strings.HasPrefix(c.Code, "SYS-") || isKnownCode(c.Code):
+		case reservedCode(c.Code) || isKnownCode(c.Code):
 			return p.fail(item, "code %s: FM- and SYS- codes belong to MAST and the system codes; choose a prefix of your own (OPS-1)", c.Code)
 		case !codePattern.MatchString(c.Code):
 			return p.fail(item, "code %q: write it as PREFIX-ID, e.g. OPS-1 (capitals, a dash, then letters, digits or dots)", c.Code)

@@ -249,3 +249,11 @@ func TestLoadSettings(t *testing.T) {
 		t.Errorf("no file: %v, %+v", err, set)
 	}
 }
+
+func TestIsCustomCode(t *testing.T) {
+	for code, want := range map[string]bool{"OPS-1": true, "ACME-db.2": true, "FM-1.3": false, "SYS-1": false, "FM-9.9": false, "ops-1": false, "OPS": false} {
+		if got := IsCustomCode(code); got != want {
+			t.Errorf("IsCustomCode(%q) = %v", code, got)
+		}
+	}
+}

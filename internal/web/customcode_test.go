@@ -20,7 +20,7 @@ func TestCustomCodes(t *testing.T) {
 	put(t, st, "a.jsonl", failed, agentRun("t-ok", "m1", true, "pods running"))
 	b := serve(t, Config{Store: st, CodeNames: map[string]string{"OPS-1": "Shell command failed"}})
 
-	page := b.ok("/report/html")
+	page := b.ok("/")
 	if !strings.Contains(page, "OPS-1 Shell command failed") {
 		t.Fatal("the report does not name the rule's code")
 	}
@@ -32,7 +32,9 @@ func TestCustomCodes(t *testing.T) {
 	if !strings.Contains(list, "t-failed") || strings.Contains(list, "t-ok") {
 		t.Errorf("the traces with OPS-1 are not the failed one alone")
 	}
-	if r := b.get("/traces?mode=ops-1"); r.StatusCode != http.StatusBadRequest {
-		t.Errorf("a mode that is no code: status %d", r.StatusCode)
+	for _, mode := range []string{"ops-1", "FM-9.9", "SYS-99"} {
+		if r := b.get("/traces?mode=" + mode); r.StatusCode != http.StatusBadRequest {
+			t.Errorf("mode %s, no code: status %d", mode, r.StatusCode)
+		}
 	}
 }

@@ -92,7 +92,7 @@ func parseFilter(r *http.Request) (filter, error) {
 		if m == "" {
 			continue
 		}
-		if _, _, ok := taxonomy.Lookup(m); !ok && !rules.IsCode(m) {
+		if _, _, ok := taxonomy.Lookup(m); !ok && !rules.IsCustomCode(m) {
 			return f, badRequestf("mode %q: use a MAST (FM-1.1 … FM-3.3) or SYS code, or a code of your rules", m)
 		}
 		f.Modes = append(f.Modes, m)
