@@ -9,7 +9,8 @@
 #      of signature and with errors and endings alone (no detector in them);
 #   3. its time and peak memory at 10,000 and 100,000 synthetic runs
 #      (SIZES), built from shards of 10,000 (faultline synth holds a corpus
-#      in memory), the median of ROUNDS rounds.
+#      in memory), the median of ROUNDS rounds, printing the ranked table
+#      and the JSON of every pattern with all its runs.
 #
 # The corpora and databases go to $DATA (default /var/tmp/fl/discover/bench)
 # and are kept for the next run: 100,000 runs take about ten minutes to
@@ -35,7 +36,7 @@ echo
 echo "== 1. The real rollouts =="
 if [ -d "$real/ITBench-SRE-Agent@29c782a/agent_outputs/2/1" ]; then
   "$fl" --db "$work/real.db" -q ingest "$real/ITBench-SRE-Agent@29c782a/agent_outputs/2/1" >/dev/null || true
-  "$fl" --db "$work/real.db" -q score --ground-truth "$real/ITBench-Evaluations@5bd11e7/data/ground_truths.json" >/dev/null
+  "$fl" --db "$work/real.db" -q score --ground-truth "$real/ITBench-Evaluations@5bd11e7/data/ground_truths.json" >/dev/null 2>&1
   "$fl" --db "$work/real.db" -q discover --limit 10
 else
   echo "$real not found: skipped"
@@ -48,10 +49,10 @@ corpus() {
   [ -e "$dir.db" ] && return
   rm -rf "$dir" && mkdir -p "$dir"
   if [ "$shards" = 0 ]; then
-    "$fl" synth --seed 7 --traces 1000 --out "$dir/shard-1" >/dev/null
+    "$fl" -q synth --seed 7 --traces 1000 --out "$dir/shard-1" >/dev/null
   else
     for k in $(seq "$shards"); do
-      "$fl" synth --seed $((100 + k)) --traces 10000 --out "$dir/shard-$k" >/dev/null
+      "$fl" -q synth --seed $((100 + k)) --traces 10000 --out "$dir/shard-$k" >/dev/null
     done
   fi
   "$fl" --db "$dir.db.tmp" -q analyze "$dir" >/dev/null
@@ -75,13 +76,16 @@ echo
 echo "== 3. Time and peak memory =="
 for n in $sizes; do
   corpus "$data/synth-$n" $((n / 10000))
-  times=()
-  for r in $(seq "$rounds"); do
-    /usr/bin/time -f "%e %M" -o "$work/time" "$fl" --db "$data/synth-$n.db" -q discover --json > "$work/out.json"
-    times+=("$(cat "$work/time")")
+  for format in text json; do
+    flag=()
+    [ "$format" = json ] && flag=(--json)
+    times=()
+    for r in $(seq "$rounds"); do
+      /usr/bin/time -f "%e %M" -o "$work/time" "$fl" --db "$data/synth-$n.db" -q discover "${flag[@]}" > "$work/out.$format"
+      times+=("$(cat "$work/time")")
+    done
+    median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (rounds + 1) / 2 ))p")
+    printf '%7d runs, %-4s: %5s s, peak RSS %4d MB (median of %d rounds)\n' "$n" "$format" "${median% *}" $(( ${median#* } / 1024 )) "$rounds"
   done
-  median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (rounds + 1) / 2 ))p")
-  patterns=$(jq '.patterns | length' "$work/out.json")
-  printf '%7d runs: %s s, peak RSS %d MB (median of %d; %d patterns; database %s)\n' "$n" "${median% *}" $(( ${median#* } / 1024 )) "$rounds" "$patterns" \
-    "$(du -h "$data/synth-$n.db" | cut -f1)"
+  printf '%7d runs: %d patterns; database %s\n' "$n" "$(jq '.patterns | length' "$work/out.json")" "$(du -h "$data/synth-$n.db" | cut -f1)"
 done
