@@ -96,7 +96,12 @@ func PickSteps(ctx context.Context, ids []string, p StepPick,
 			return err
 		}
 		var want []StepRef
+		asked := map[string]bool{}
 		for _, id := range batch {
+			if asked[id] {
+				continue // an id given twice is read once
+			}
+			asked[id] = true
 			steps := byTrace[id]
 			for _, i := range p.Choose(id, steps) {
 				want = append(want, StepRef{Trace: id, Index: steps[i].Index})
