@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/faultline/faultline/internal/discover"
@@ -30,6 +31,20 @@ type patternsView struct {
 	// Unsupported says the store cannot read steps for discovery.
 	Unsupported bool
 	Elapsed     time.Duration
+	// Cached says the patterns were kept from an earlier view of the
+	// unchanged database.
+	Cached bool
+}
+
+// patternCaches keeps each server's recent discoveries while its database
+// is unchanged, as the dashboard keeps its reports: on a large store a
+// discovery takes seconds. Kept beside the server rather than in it, by
+// the server it belongs to.
+var patternCaches sync.Map // *Server → *pageCache[*discover.Result]
+
+func (s *Server) patternCache() *pageCache[*discover.Result] {
+	c, _ := patternCaches.LoadOrStore(s, &pageCache[*discover.Result]{})
+	return c.(*pageCache[*discover.Result])
 }
 
 // patternView is one pattern with the addresses the page links to.
@@ -101,18 +116,30 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 	if v.ID != "" {
 		opt.Limit = 0
 	}
-	// Only the source selection is discovery's own (the findings that
-	// make signatures); every other filter picks the traces it covers.
-	selection := f
-	selection.Source = ""
-	if selection.encode() != "" {
-		if opt.IDs, err = s.cfg.Store.IDs(r.Context(), f.query(labellerSource(r), s.cfg.Aliases)); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	labeller := ""
+	if f.Todo {
+		labeller = labellerSource(r) // only "not labelled by me" depends on who asks
 	}
-	if v.Result, err = discover.Discover(r.Context(), reader, opt); err != nil {
-		s.fail(w, r, fmt.Errorf("discovering patterns: %w", err))
+	key := fmt.Sprint(v.Link(""), "\x00", opt.Limit, "\x00", labeller)
+	v.Result, v.Cached, err = s.patternCache().get(r.Context(), s.cfg.Store, key, func() (*discover.Result, error) {
+		// Only the source selection is discovery's own (the findings
+		// that make signatures); every other filter picks the traces.
+		selection := f
+		selection.Source = ""
+		if selection.encode() != "" {
+			var err error
+			if opt.IDs, err = s.cfg.Store.IDs(r.Context(), f.query(labeller, s.cfg.Aliases)); err != nil {
+				return nil, err
+			}
+		}
+		res, err := discover.Discover(r.Context(), reader, opt)
+		if err != nil {
+			return nil, fmt.Errorf("discovering patterns: %w", err)
+		}
+		return res, nil
+	})
+	if err != nil {
+		s.fail(w, r, err)
 		return
 	}
 	for i, p := range v.Result.Patterns {

@@ -61,6 +61,11 @@ func TestPatternsPage(t *testing.T) {
 		t.Error("the hostile error is not shown as text")
 	}
 
+	// The same view again is kept from the first.
+	if again := b.ok("/patterns?kind=errors"); !strings.Contains(again, "kept from an earlier view of the unchanged database") {
+		t.Error("the patterns were found again")
+	}
+
 	// A pattern's address shows it alone, with the page's filters.
 	page = b.ok("/patterns?kind=errors&id=" + id[:6])
 	if strings.Count(page, `<article class="pattern"`) != 1 || !strings.Contains(page, `id="p-`+id+`"`) ||
