@@ -54,7 +54,8 @@ ones) are patterns worth a name, a rule, or a fix.
   errors    the first meaningful line of each tool result that failed (an error, or
             a non-zero exit code), prefixed by the tool's name
   endings   the run's last 3 tool calls (tool and command head: shell:kubectl get)
-            and how it ended (a final answer, a message, an error, a failed result)
+            and how it ended (a final answer, a message, an error, a failed result);
+            and how it ended whatever the calls before ("… ⇒ ends with a message")
   findings  each detector finding's mode and the text at the first step it cites
 
 Texts are normalised first: numbers, hex ids, UUIDs, pod and replica-set suffixes,
@@ -63,7 +64,8 @@ path keeps its last element only (the directories are where a run worked; the fi
 what failed). Signatures alike in at least 75% of their words are merged (--similarity);
 endings merge only when their calls are the same (--last-calls sets how many).
 
-Each pattern is counted once per run, over the runs with a decided outcome (the primary
+Patterns that exactly the same runs show are one, the others listed with it. Each
+pattern is counted once per run, over the runs with a decided outcome (the primary
 outcome, as report takes it); runs with none are left out and counted. For each: the
 failed and successful runs with it, the lift (how much more common in failures), Fisher's
 exact test with its Benjamini-Hochberg q over every pattern tested, and the class the
@@ -79,7 +81,7 @@ sources whose findings make finding signatures (the detectors by default).
 Output: a ranked table (default), --markdown, or --json (every pattern with its traces).
 
 --name asks a model, as faultline judge does (the judge section of faultline.yaml, or
---model, --base-url, --api-key-env, ...), to name each pattern shown (the first --limit,
+--name-model, --base-url, --api-key-env, ...), to name each pattern shown (the first --limit,
 10 by default): a name, a sentence, and the MAST mode it is an instance of or "new".
 An answer that is not that is asked for once more; a pattern left unnamed is reported as
 failed, and the exit status is then 1.
@@ -93,7 +95,7 @@ is --rule-mode, else the mode a model named (with --name), else a finding patter
 		Example: `  faultline discover
   faultline discover --model gpt-oss-120b --kind errors --limit 10
   faultline discover --json > patterns.json
-  faultline discover --name --model gpt-4.1-mini --limit 5
+  faultline discover --name --name-model gpt-4.1-mini --limit 5
   faultline discover --save-rule 3fc0203b2a --rule-mode FM-2.3 --rules rules.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
