@@ -461,9 +461,16 @@ func writeDiscoveryText(w io.Writer, res *discover.Result) error {
 		b.WriteString(report.Wrap(line, 100, "") + "\n")
 	}
 	if len(res.Patterns) == 0 {
-		b.WriteString("\nNo pattern: no signature is shared by enough failed runs (see --min-failed).\n")
-		_, err := io.WriteString(w, report.PrintableLines(b.String()))
-		return err
+		why := "no signature is shared by enough failed runs (see --min-failed)."
+		switch {
+		case res.Failed == 0 && res.Undecided > 0:
+			why = "no run of a decided outcome failed, and runs with none are left out: " +
+				"score them first (faultline score --ground-truth PATH, or --labels FILE)."
+		case res.Failed == 0:
+			why = "no run among these failed."
+		}
+		b.WriteString("\n" + report.Wrap("No pattern: "+why, 100, "") + "\n")
+		return writeString(w, report.PrintableLines(b.String()))
 	}
 	b.WriteString("\n")
 	t := report.Table{Header: patternHeader}
