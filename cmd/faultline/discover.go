@@ -253,10 +253,6 @@ func (a *app) namer(cmd *cobra.Command, f *discoverFlags) (*judge.OpenAI, discov
 // discover runs discovery over the traces the filters keep, with a
 // progress line on stderr while steps are read.
 func (a *app) discover(ctx context.Context, st database, f *discoverFlags, kinds []discover.Kind, limit int) (*discover.Result, error) {
-	r, ok := st.Store.(discover.Reader)
-	if !ok {
-		return nil, fmt.Errorf("this database (%T) cannot read steps for discovery", st.Store)
-	}
 	aliases, err := a.modelAliases()
 	if err != nil {
 		return nil, err
@@ -282,7 +278,7 @@ func (a *app) discover(ctx context.Context, st database, f *discoverFlags, kinds
 	if !a.quiet {
 		opt.Progress = a.discoverProgress()
 	}
-	return discover.Discover(ctx, r, opt)
+	return discover.Discover(ctx, st, opt)
 }
 
 // namePatterns has the model name each pattern, saying on stderr what it

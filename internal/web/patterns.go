@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/faultline/faultline/internal/discover"
@@ -28,23 +27,10 @@ type patternsView struct {
 	MinFailed int
 	Result    *discover.Result
 	Patterns  []patternView
-	// Unsupported says the store cannot read steps for discovery.
-	Unsupported bool
-	Elapsed     time.Duration
+	Elapsed   time.Duration
 	// Cached says the patterns were kept from an earlier view of the
 	// unchanged database.
 	Cached bool
-}
-
-// patternCaches keeps each server's recent discoveries while its database
-// is unchanged, as the dashboard keeps its reports: on a large store a
-// discovery takes seconds. Kept beside the server rather than in it, by
-// the server it belongs to.
-var patternCaches sync.Map // *Server → *pageCache[*discover.Result]
-
-func (s *Server) patternCache() *pageCache[*discover.Result] {
-	c, _ := patternCaches.LoadOrStore(s, &pageCache[*discover.Result]{})
-	return c.(*pageCache[*discover.Result])
 }
 
 // patternView is one pattern with the addresses the page links to.
@@ -106,12 +92,6 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	reader, ok := s.cfg.Store.(discover.Reader)
-	if !ok {
-		v.Unsupported = true
-		s.render(w, r, http.StatusOK, "patterns", "", view{Title: "Patterns", Nav: "patterns", Body: v})
-		return
-	}
 	opt := discover.Options{Sources: f.sources(), Kinds: kinds, MinFailed: v.MinFailed, Limit: maxPatterns, Aliases: s.cfg.Aliases}
 	if v.ID != "" {
 		opt.Limit = 0
@@ -121,7 +101,7 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 		labeller = labellerSource(r) // only "not labelled by me" depends on who asks
 	}
 	key := fmt.Sprint(v.Link(""), "\x00", opt.Limit, "\x00", labeller)
-	v.Result, v.Cached, err = s.patternCache().get(r.Context(), s.cfg.Store, key, func() (*discover.Result, error) {
+	v.Result, v.Cached, err = s.patterns.get(r.Context(), s.cfg.Store, key, func() (*discover.Result, error) {
 		// Only the source selection is discovery's own (the findings
 		// that make signatures); every other filter picks the traces.
 		selection := f
@@ -132,7 +112,7 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 				return nil, err
 			}
 		}
-		res, err := discover.Discover(r.Context(), reader, opt)
+		res, err := discover.Discover(r.Context(), s.cfg.Store, opt)
 		if err != nil {
 			return nil, fmt.Errorf("discovering patterns: %w", err)
 		}

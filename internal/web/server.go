@@ -21,6 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/faultline/faultline/internal/discover"
 	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/store"
 )
@@ -53,8 +54,11 @@ type Server struct {
 	// reports keeps the dashboard's recent reports while the database is
 	// unchanged.
 	reports pageCache[builtReport]
-	// agreements does the same for the agreement page's comparisons.
+	// agreements does the same for the agreement page's comparisons, and
+	// patterns for the Patterns page's discoveries (seconds on a large
+	// store).
 	agreements pageCache[agreementView]
+	patterns   pageCache[*discover.Result]
 	// timeouts bound each connection (defaultTimeouts; tests shorten them).
 	timeouts timeouts
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/discover"
 	"github.com/faultline/faultline/internal/eval"
 	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/internal/pipeline"
@@ -17,6 +18,7 @@ import (
 // rest is browsing.
 type Store interface {
 	analyze.CohortLoader
+	discover.Reader
 	eval.VerdictSource
 	eval.StepReader
 	pipeline.LabelStore

@@ -46,6 +46,7 @@ type Store interface {
 	LoadCohort(ctx context.Context, ids []string, sources []string, mark func(store.Mark)) (*store.Cohort, error)
 	ModeVerdicts(ctx context.Context, ids []string, sources []string, fn func(store.ModeVerdict) error) error
 	TraceVerdicts(ctx context.Context, ids []string, fn func(store.TraceVerdicts) error) error
+	PickSteps(ctx context.Context, ids []string, p store.StepPick, fn func(store.PickedSteps) error) error
 
 	JudgeRecords(ctx context.Context, source string, ids []string) (map[string]store.JudgeRecord, error)
 	TraceJudgements(ctx context.Context, traceID string) ([]store.JudgeRecord, error)
