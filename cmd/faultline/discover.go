@@ -39,7 +39,7 @@ type discoverFlags struct {
 	judge     judgeFlags
 	// saveRule turns the pattern of this ID into a rule, appended to the
 	// rules file, of mode ruleMode (or the one the pattern has).
-	saveRule, rules, ruleMode string
+	saveRule, ruleMode string
 }
 
 func (a *app) discoverCommand() *cobra.Command {
@@ -87,7 +87,8 @@ An answer that is not that is asked for once more; a pattern left unnamed is rep
 failed, and the exit status is then 1.
 
 --save-rule ID turns pattern ID (or a unique prefix) into a rule of the rule file format
-and appends it to --rules FILE (./faultline.yaml by default), then loads the file to check
+and appends it to the rule file (--rules FILE, else the settings file: --config, or
+./faultline.yaml, made when there is none), then loads the file to check
 it: an error pattern becomes a match on the tool's results whose text matches the
 pattern's template (its masked parts as \d+, [0-9A-Fa-f]+, \S+ ..., the rest literally),
 a finding pattern a match on the text or arguments of steps of its kind. The rule's mode
@@ -119,7 +120,6 @@ is --rule-mode, else the mode a model named (with --name), else a finding patter
 	cmd.Flags().IntVar(&f.judge.retries, "retries", defaultRetries, "retries of a call after a 429, a 5xx, a timeout or a network error")
 	cmd.Flags().Float64Var(&f.judge.temperature, "temperature", 0, "sampling temperature (negative: send none)")
 	cmd.Flags().StringVar(&f.saveRule, "save-rule", "", "append pattern `ID` to the rules file as a rule")
-	cmd.Flags().StringVar(&f.rules, "rules", config.DefaultFile, "the rules `FILE` --save-rule appends to")
 	cmd.Flags().StringVar(&f.ruleMode, "rule-mode", "", "the mode (a MAST or SYS `CODE`, or one the rules file declares) of the rule --save-rule writes")
 	return cmd
 }
@@ -326,12 +326,22 @@ func (a *app) saveRule(ctx context.Context, f *discoverFlags, res *discover.Resu
 	if err != nil {
 		return err
 	}
-	if err := rules.AppendRule(f.rules, sp); err != nil {
+	file, load := a.rulesPath, rules.Load
+	if file == "" {
+		if file, err = config.Find(a.configPath); err != nil {
+			return err
+		}
+		if file == "" {
+			file = config.DefaultFile
+		}
+		load = rules.LoadSettings
+	}
+	if err := rules.AppendRule(file, sp); err != nil {
 		return err
 	}
-	set, err := rules.Load(f.rules)
+	set, err := load(file)
 	if err != nil {
-		return fmt.Errorf("the rule was added, but %s no longer loads: %w", f.rules, err)
+		return fmt.Errorf("the rule was added, but %s no longer loads: %w", file, err)
 	}
 	for _, r := range set.Rules {
 		if r.Name == sp.Name {
@@ -339,11 +349,11 @@ func (a *app) saveRule(ctx context.Context, f *discoverFlags, res *discover.Resu
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "Added rule %s (line %d of %s), which loads:\n\n%s", sp.Name, r.Line, f.rules, report.PrintableLines(string(text)))
+			fmt.Fprintf(a.stdout, "Added rule %s (line %d of %s), which loads:\n\n%s", sp.Name, r.Line, file, report.PrintableLines(string(text)))
 			return nil
 		}
 	}
-	return fmt.Errorf("the rule %s was added, but %s loads without it", sp.Name, f.rules)
+	return fmt.Errorf("the rule %s was added, but %s loads without it", sp.Name, file)
 }
 
 // discoverProgress prints how many traces have been read: in place at
