@@ -170,7 +170,7 @@ func (r Rule) Class(failed, succeeded Proportion, q float64) string {
 	switch {
 	case q < r.Alpha && difference > 0:
 		return Fatal
-	case (q < r.Alpha && difference < 0) || (ss > 0 && ss >= r.BenignShare && *stats.Round4(fs/ss-1) <= r.BenignLift):
+	case (q < r.Alpha && difference < 0) || (ss > 0 && ss >= r.BenignShare && *stats.Round4(fs/ss - 1) <= r.BenignLift):
 		return NonFatal
 	}
 	return Inconclusive
