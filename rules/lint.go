@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"sort"
+
+	"github.com/faultline/faultline/internal/text"
 )
 
 // Lint reports the rules that name a tool the corpus never calls: tools
@@ -41,32 +43,10 @@ func nearest(want string, names []string, counts map[string]int) string {
 	limit := max(1, len([]rune(want))/3)
 	best, bestD := "", limit+1
 	for _, name := range names {
-		d := editDistance(want, name)
+		d := text.Distance(want, name)
 		if d < bestD || (d == bestD && best != "" && counts[name] > counts[best]) {
 			best, bestD = name, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

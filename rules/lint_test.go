@@ -43,14 +43,3 @@ func TestLint(t *testing.T) {
 		t.Errorf("Lint of a corpus with every tool: %v", errs)
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"shel", "shell", 1}, {"kitten", "sitting", 3}, {"", "abc", 3}, {"héllo", "hello", 1}} {
-		if got := editDistance(tt.a, tt.b); got != tt.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
-		}
-	}
-}

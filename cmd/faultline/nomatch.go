@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/text"
 )
 
 // noMatch explains a listing that came out empty: the database holds no
@@ -96,7 +97,7 @@ func closeValues(want string, values []string, n int) []string {
 	var near []scored
 	for _, v := range values {
 		lv := strings.ToLower(v)
-		switch d := editDistance(w, lv); {
+		switch d := text.Distance(w, lv); {
 		case strings.Contains(lv, w) || strings.Contains(w, lv):
 			near = append(near, scored{v, 0})
 		case d <= max(2, len(w)/3):
@@ -109,26 +110,4 @@ func closeValues(want string, values []string, n int) []string {
 		out = append(out, s.value)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/faultline/faultline/internal/text"
 )
 
 // Masks: what a variable part of a text becomes. A template is a
@@ -247,25 +249,14 @@ func isQuotedID(s string) bool {
 
 // FirstLine is the first meaningful line of a text: the first with a
 // letter or a digit in it, trimmed, and cut to limit characters.
-func FirstLine(text string, limit int) string {
-	for line := range strings.Lines(text) {
+func FirstLine(s string, limit int) string {
+	for line := range strings.Lines(s) {
 		line = strings.TrimSpace(line)
 		if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
-			return cutChars(line, limit)
+			return text.Head(line, limit)
 		}
 	}
 	return ""
-}
-
-func cutChars(s string, limit int) string {
-	n := 0
-	for i := range s {
-		if n == limit {
-			return s[:i]
-		}
-		n++
-	}
-	return s
 }
 
 // Tokens are the words of a template, lower-cased, its masks among them,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/faultline/faultline/internal/text"
 )
 
 // normaliseCases are lines from the real Codex rollouts of ITBench's Zero
@@ -78,8 +80,8 @@ func TestFirstLine(t *testing.T) {
 		{"{\n}\n", ""},
 		{"héllo wörld, a long line", "héllo wörld"},
 	} {
-		if got := FirstLine(c.in, 11); got != cutChars(c.want, 11) {
-			t.Errorf("FirstLine(%q) = %q, want %q", c.in, got, cutChars(c.want, 11))
+		if got := FirstLine(c.in, 11); got != text.Head(c.want, 11) {
+			t.Errorf("FirstLine(%q) = %q, want %q", c.in, got, text.Head(c.want, 11))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -26,7 +27,7 @@ func (s *Store) PickSteps(ctx context.Context, ids []string, p store.StepPick, f
 		for _, i := range p.Choose(id, t.Steps) {
 			st := t.Steps[i]
 			picked = append(picked, trace.Step{Index: st.Index, Kind: st.Kind, Tool: st.Tool, ExitCode: st.ExitCode, IsError: st.IsError,
-				Text: cut(st.Text, p.TextLimit), Args: cut(st.Args, p.TextLimit)})
+				Text: head(st.Text, p.TextLimit), Args: head(st.Args, p.TextLimit)})
 		}
 		if err := fn(store.PickedSteps{ID: id, Steps: picked}); err != nil {
 			return err
@@ -35,18 +36,11 @@ func (s *Store) PickSteps(ctx context.Context, ids []string, p store.StepPick, f
 	return nil
 }
 
-// cut keeps the first limit characters of s, as the SQL backends' substr
+// head keeps the first limit characters of s, as the SQL backends' substr
 // and left do; 0 keeps it whole.
-func cut(s string, limit int) string {
+func head(s string, limit int) string {
 	if limit <= 0 {
 		return s
 	}
-	n := 0
-	for i := range s {
-		if n == limit {
-			return s[:i]
-		}
-		n++
-	}
-	return s
+	return text.Head(s, limit)
 }

@@ -45,34 +45,22 @@ func (s *Store) stepHeads(ctx context.Context, ids []string, fn func(id string, 
 func (s *Store) pickedTexts(ctx context.Context, want []store.StepRef, limit int, fn func(id string, st trace.Step)) error {
 	// Each step's row id is its trace's key and its index; the keys of a
 	// batch's traces are read once.
-	keys := map[string]int64{}
+	seen := map[string]bool{}
 	var ids []string
 	for _, w := range want {
-		if _, ok := keys[w.Trace]; !ok {
-			keys[w.Trace] = -1
+		if !seen[w.Trace] {
+			seen[w.Trace] = true
 			ids = append(ids, w.Trace)
 		}
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	err := s.each(ctx, `SELECT trace_id, key FROM trace_keys WHERE trace_id IN (`+placeholders(len(ids))+`)`, func(rows *sql.Rows) error {
-		var id string
-		var key int64
-		if err := rows.Scan(&id, &key); err != nil {
-			return err
-		}
-		keys[id] = key
-		return nil
-	}, args...)
+	keys, err := s.traceKeys(ctx, ids)
 	if err != nil {
 		return err
 	}
 	owner := map[int64]string{}
 	rowids := make([]string, 0, len(want))
 	for _, w := range want {
-		if key := keys[w.Trace]; key >= 0 {
+		if key, ok := keys[w.Trace]; ok {
 			rowid := key<<stepBits | int64(w.Index)
 			owner[key] = w.Trace
 			rowids = append(rowids, fmt.Sprint(rowid))

@@ -83,16 +83,7 @@ func (s *Store) SearchHits(ctx context.Context, search string, ids []string) (ma
 	if err != nil {
 		return nil, err
 	}
-	keys := map[string]int64{}
-	err = s.eachSelected(ctx, ids, "trace_id", `SELECT trace_id, key FROM trace_keys WHERE 1 %s`, func(rows *sql.Rows) error {
-		var id string
-		var key int64
-		if err := rows.Scan(&id, &key); err != nil {
-			return err
-		}
-		keys[id] = key
-		return nil
-	})
+	keys, err := s.traceKeys(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("searching: %w", err)
 	}
@@ -130,4 +121,20 @@ func (s *Store) SearchHits(ctx context.Context, search string, ids []string) (ma
 		}
 	}
 	return out, nil
+}
+
+// traceKeys reads the keys of the traces ids names (every trace's when nil):
+// a trace's steps are the row ids from its key shifted by stepBits.
+func (s *Store) traceKeys(ctx context.Context, ids []string) (map[string]int64, error) {
+	keys := map[string]int64{}
+	err := s.eachSelected(ctx, ids, "trace_id", `SELECT trace_id, key FROM trace_keys WHERE 1 %s`, func(rows *sql.Rows) error {
+		var id string
+		var key int64
+		if err := rows.Scan(&id, &key); err != nil {
+			return err
+		}
+		keys[id] = key
+		return nil
+	})
+	return keys, err
 }
