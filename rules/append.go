@@ -18,8 +18,10 @@ import (
 // creating the file or the section when missing. The rest of the file, its
 // comments included, is kept: the rule is added to the file's YAML tree,
 // not to its text. A rule whose name the file already uses is refused, and
-// the result must load (Parse) before it replaces the file, which it does
-// atomically (a temporary file renamed over it).
+// the result's codes and rules must load before it replaces the file, which
+// it does atomically (a temporary file renamed over it). Sections other than
+// codes and rules are left as they are (the file may be faultline.yaml,
+// whose other sections are other commands').
 func AppendRule(path string, sp Spec) error {
 	data, err := os.ReadFile(path)
 	mode := fs.FileMode(0o644)
@@ -117,7 +119,7 @@ func appendRule(path string, data []byte, sp Spec) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("rules: cannot add rule %s: %w", sp.Name, err)
 	}
-	want, err := Parse(path, buf.Bytes())
+	want, err := parseRules(path, buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("rules: rule %s would make the file invalid: %w", sp.Name, err)
 	}
@@ -155,8 +157,14 @@ func appendText(path string, data []byte, sp Spec, indent int, want string) ([]b
 			out = append(out, pad+line...)
 		}
 	}
-	got, err := Parse(path, out)
+	got, err := parseRules(path, out)
 	return out, err == nil && got.Hash == want
+}
+
+// parseRules reads the codes and rules of a file, leaving its other
+// sections to whoever reads them.
+func parseRules(path string, data []byte) (*Set, error) {
+	return parse(&parser{path: path, settings: true}, data)
 }
 
 // writeAtomic replaces path with data through a temporary file in the same

@@ -164,3 +164,21 @@ func TestAppendRuleRewritesTheTree(t *testing.T) {
 		t.Errorf("example: %v\n%s", err, out)
 	}
 }
+
+// A rule is added to faultline.yaml whatever its other sections, which are
+// other commands' and kept.
+func TestAppendRuleKeepsOtherSections(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "faultline.yaml")
+	if err := os.WriteFile(path, []byte("other_command:\n  x: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sp := Spec{Name: "long", Mode: "FM-1.5", Doc: "Long.", Budget: &Budget{Steps: 3}}
+	if err := AppendRule(path, sp); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	set, err := LoadSettings(path)
+	if err != nil || len(set.Rules) != 1 || !strings.Contains(string(data), "other_command:") {
+		t.Errorf("%v, %+v:\n%s", err, set, data)
+	}
+}

@@ -76,7 +76,7 @@ func LoadSettings(path string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
-	return parse(&parser{path: path, settings: true}, data)
+	return parseRules(path, data)
 }
 
 // Parse reads a rule file from data, naming path in its errors, which read
