@@ -10,8 +10,9 @@ import (
 	"github.com/faultline/faultline/trace"
 )
 
-// A code of the user's own rules is reported under its name, and the
-// report's link to its traces lists them.
+// A code of the user's own rules is reported under its name, on the
+// dashboard and the trace page, and the report's link to its traces lists
+// them.
 func TestCustomCodes(t *testing.T) {
 	st := openStore(t)
 	failed := agentRun("t-failed", "m1", false, "error: connection refused")
@@ -31,6 +32,9 @@ func TestCustomCodes(t *testing.T) {
 	list := b.ok(html.UnescapeString(link[1]))
 	if !strings.Contains(list, "t-failed") || strings.Contains(list, "t-ok") {
 		t.Errorf("the traces with OPS-1 are not the failed one alone")
+	}
+	if page := b.ok("/traces/t-failed"); !strings.Contains(page, "Shell command failed") {
+		t.Error("the trace page does not name the rule's code")
 	}
 	for _, mode := range []string{"ops-1", "FM-9.9", "SYS-99"} {
 		if r := b.get("/traces?mode=" + mode); r.StatusCode != http.StatusBadRequest {

@@ -11,7 +11,6 @@ import (
 )
 
 // The patterns page is a page of its own, loaded with the others.
-func init() { pageNames = append(pageNames, "patterns") }
 
 // patternsView is the patterns page: the recurring failure patterns of the
 // selected traces, as `faultline discover` finds them.

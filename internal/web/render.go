@@ -53,10 +53,17 @@ type pages struct {
 
 // pageNames are the templates in templates/ that are pages (the others,
 // layout.html and parts.html, are shared by all).
-var pageNames = []string{"dashboard", "traces", "trace", "labels", "agreement", "modes", "compare", "message"}
+var pageNames = []string{"dashboard", "traces", "trace", "labels", "agreement", "modes", "compare", "patterns", "message"}
 
-func loadPages() (*pages, error) {
-	base, err := template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/parts.html")
+// loadPages parses every page; codeNames names the codes of the user's own
+// rules wherever a page names a mode.
+func loadPages(codeNames map[string]string) (*pages, error) {
+	base, err := template.New("").Funcs(funcs).Funcs(template.FuncMap{"modeName": func(code string) string {
+		if name := taxonomy.Name(code); name != "" {
+			return name
+		}
+		return codeNames[code]
+	}}).ParseFS(templateFiles, "templates/layout.html", "templates/parts.html")
 	if err != nil {
 		return nil, fmt.Errorf("web templates: %w", err)
 	}
@@ -157,7 +164,6 @@ var funcs = template.FuncMap{
 		}
 		return ""
 	},
-	"modeName": taxonomy.Name,
 	// modeURL links a mode code to its page; every page shows codes through
 	// the "mode" template of parts.html, which uses it.
 	"modeURL": modeURL,

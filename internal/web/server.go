@@ -103,7 +103,7 @@ func New(cfg Config) (*Server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	var err error
-	if s.pages, err = loadPages(); err != nil {
+	if s.pages, err = loadPages(cfg.CodeNames); err != nil {
 		return nil, err
 	}
 	if s.secrets, err = newSecrets(cfg.Token); err != nil {
