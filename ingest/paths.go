@@ -517,7 +517,7 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool, 
 		return nil
 	}
 	defer f.Close()
-	head, compressed, err := readHead(f)
+	head, compressed, whole, err := readHead(f)
 	if err != nil {
 		w.report(Issue{Path: display, Severity: Error, Message: "cannot read: " + errText(err)})
 		return nil
@@ -533,10 +533,13 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool, 
 		return nil
 	}
 	// The file is known by the hash of its bytes as stored, compressed or not.
+	// A file the head holds whole is not read again, to hash it or to decode
+	// it: most traces of many small files are (two reads saved of three).
 	h := sha256.New()
-	var size int64
-	err = rewind(f)
-	if err == nil {
+	size := int64(len(head))
+	if whole {
+		h.Write(head)
+	} else if err = rewind(f); err == nil {
 		size, err = io.Copy(h, f)
 	}
 	if err != nil {
@@ -560,9 +563,11 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool, 
 		w.sum.UnchangedFiles = append(w.sum.UnchangedFiles, info.Path)
 		return nil
 	}
-	r, err := content(f, compressed)
-	if err != nil {
-		return errors.Join(fmt.Errorf("%s: %w", display, err), fs.Close(ctx, FileResult{Err: err}))
+	var r io.Reader = bytes.NewReader(head)
+	if !whole {
+		if r, err = content(f, compressed); err != nil {
+			return errors.Join(fmt.Errorf("%s: %w", display, err), fs.Close(ctx, FileResult{Err: err}))
+		}
 	}
 	pos := &positionReader{}
 	if compressed {
@@ -633,27 +638,35 @@ func (p *positionReader) stopped(display string, err error) Issue {
 var gzipMagic = []byte{0x1f, 0x8b, 0x08}
 
 // readHead reads the first SniffSize bytes of a file's content, through
-// its gzip compression when it has one.
-func readHead(f *os.File) (head []byte, compressed bool, err error) {
-	head = make([]byte, SniffSize)
+// its gzip compression when it has one; whole says the head is the whole
+// file, uncompressed.
+func readHead(f *os.File) (head []byte, compressed, whole bool, err error) {
+	// A small file gets a buffer of its size and one byte more, which the
+	// read leaves unfilled when the file is whole, rather than SniffSize
+	// bytes to clear (most files of a run directory are a few KB).
+	size := SniffSize
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() < SniffSize {
+		size = int(info.Size()) + 1
+	}
+	head = make([]byte, size)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	head = head[:n]
 	if !bytes.HasPrefix(head, gzipMagic) {
-		return head, false, nil
+		return head, false, n < size, nil
 	}
 	r, err := content(f, true)
 	if err != nil {
-		return nil, true, err
+		return nil, true, false, err
 	}
 	head = make([]byte, SniffSize)
 	n, err = io.ReadFull(r, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, true, fmt.Errorf("gzip: %w", err)
+		return nil, true, false, fmt.Errorf("gzip: %w", err)
 	}
-	return head[:n], true, nil
+	return head[:n], true, false, nil
 }
 
 // content is a file's content from its start: the file, or the stream its

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -270,5 +272,44 @@ func TestPathsWorkersReadAsOne(t *testing.T) {
 		if got := read(workers); !reflect.DeepEqual(got, one) {
 			t.Errorf("%d workers:\n%+v\none at a time:\n%+v", workers, got, one)
 		}
+	}
+}
+
+// readHead gives a small file whole, and says so; of a larger or a
+// compressed one, the first SniffSize bytes of its content.
+func TestReadHead(t *testing.T) {
+	dir := t.TempDir()
+	small := []byte(`{"type":"session_meta"}` + "\n")
+	large := bytes.Repeat([]byte("x"), SniffSize+10)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(small)
+	zw.Close()
+	for _, tt := range []struct {
+		name              string
+		data, head        []byte
+		compressed, whole bool
+	}{
+		{"empty", nil, nil, false, true},
+		{"small", small, small, false, true},
+		{"exactly the sniff size", large[:SniffSize], large[:SniffSize], false, false},
+		{"larger", large, large[:SniffSize], false, false},
+		{"compressed", gz.Bytes(), small, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name)
+			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			head, compressed, whole, err := readHead(f)
+			if err != nil || !bytes.Equal(head, tt.head) || compressed != tt.compressed || whole != tt.whole {
+				t.Errorf("head of %d bytes, compressed %v, whole %v, %v; want %d bytes, %v, %v", len(head), compressed, whole, err, len(tt.head), tt.compressed, tt.whole)
+			}
+		})
 	}
 }
