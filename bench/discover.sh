@@ -8,8 +8,7 @@
 #      failed runs, in a pattern where it is the majority), with every kind
 #      of signature and with errors and endings alone (no detector in them);
 #   3. its time and peak memory at 10,000 and 100,000 synthetic runs
-#      (SIZES), built from shards of 10,000 (faultline synth holds a corpus
-#      in memory), the median of ROUNDS rounds, printing the ranked table
+#      (SIZES), built from shards of 10,000 (a seed each), the median of ROUNDS rounds, printing the ranked table
 #      and the JSON of every pattern with all its runs.
 #
 # The corpora and databases go to $DATA (default /var/tmp/fl/discover/bench)

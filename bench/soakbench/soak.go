@@ -290,12 +290,13 @@ func (s *soaker) addCorpus(round int) error {
 		return err
 	}
 	dir := filepath.Join(s.ingested, fmt.Sprintf("round-%03d", round))
-	for _, tr := range c.Manifest.Traces {
+	files, m := c.Files()
+	for _, tr := range m.Traces {
 		path := filepath.Join(dir, filepath.FromSlash(tr.Path))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, c.Files[tr.Path], 0o644); err != nil {
+		if err := os.WriteFile(path, files[tr.Path], 0o644); err != nil {
 			return err
 		}
 		s.mu.Lock()

@@ -88,22 +88,23 @@ Modes synth plants (--modes takes their codes):
 				defer os.RemoveAll(tmp)
 				dir = filepath.Join(tmp, "corpus")
 			}
-			if err := c.Write(dir); err != nil {
+			m, err := c.Write(dir)
+			if err != nil {
 				return err
 			}
 			if out != "" && !a.quiet {
 				controls := 0
-				for _, t := range c.Manifest.Traces {
+				for _, t := range m.Traces {
 					if t.Control {
 						controls++
 					}
 				}
 				fmt.Fprintf(a.stderr, "wrote %d traces (%d controls) to %s; %s says what was planted where\n",
-					len(c.Manifest.Traces), controls, out, filepath.Join(out, synth.ManifestFile))
+					len(m.Traces), controls, out, filepath.Join(out, synth.ManifestFile))
 			}
 			if !score {
 				if asJSON {
-					return writeJSON(a.stdout, c.Manifest)
+					return writeJSON(a.stdout, m)
 				}
 				return nil
 			}

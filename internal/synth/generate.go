@@ -50,36 +50,41 @@ func Generate(o Options) (*Corpus, error) {
 		return nil, fmt.Errorf("%d traces leave %d to plant in (the rest are controls), fewer than the %d modes asked for: ask for %d traces or more", o.Traces, planted, len(modes), need)
 	}
 	scs := scenarios()
-	runs := make([]run, 0, o.Traces)
-	trials := map[string]int{}
-	used := map[string]int{} // mode → traces planted with it so far
-	planted := 0
-	for i := range o.Traces {
-		// Blocks of six traces cover every model and scenario, rotated from
-		// block to block so that the controls do too.
-		pair := (i + i/6) % 6
-		model, sc := models[pair/2], scs[pair%2]
-		trials[model+sc.id]++
-		// Each trace has a random stream of its own, so that a trace does
-		// not change when traces are added after it.
-		rng := rand.New(rand.NewPCG(o.Seed, uint64(i)))
-		d := newDraft(rng, sc)
-		if i%3 != 0 {
-			mode := modes[planted%len(modes)]
-			planted++
-			p := planters[mode][used[mode]%len(planters[mode])]
-			used[mode]++
-			how := p.apply(d)
-			d.plants = append([]plant{{mode, p.variant, how}}, d.plants...)
-		}
-		r := d.finish()
-		r.model, r.trial = model, trials[model+sc.id]
-		r.start = time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC).Add(time.Duration(i)*23*time.Minute + time.Duration(rng.IntN(60))*time.Second)
-		r.salt = fmt.Sprintf("seed %d/", o.Seed)
-		runs = append(runs, r)
-	}
 	seed := o.Seed
-	return build("seeded", &seed, scs, runs), nil
+	// The runs are made as the corpus is rendered, one at a time, so that a
+	// corpus of any size is written in the memory of one run.
+	runs := func(yield func(run) bool) {
+		trials := map[string]int{}
+		used := map[string]int{} // mode → traces planted with it so far
+		planted := 0
+		for i := range o.Traces {
+			// Blocks of six traces cover every model and scenario, rotated
+			// from block to block so that the controls do too.
+			pair := (i + i/6) % 6
+			model, sc := models[pair/2], scs[pair%2]
+			trials[model+sc.id]++
+			// Each trace has a random stream of its own, so that a trace
+			// does not change when traces are added after it.
+			rng := rand.New(rand.NewPCG(o.Seed, uint64(i)))
+			d := newDraft(rng, sc)
+			if i%3 != 0 {
+				mode := modes[planted%len(modes)]
+				planted++
+				p := planters[mode][used[mode]%len(planters[mode])]
+				used[mode]++
+				how := p.apply(d)
+				d.plants = append([]plant{{mode, p.variant, how}}, d.plants...)
+			}
+			r := d.finish()
+			r.model, r.trial = model, trials[model+sc.id]
+			r.start = time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC).Add(time.Duration(i)*23*time.Minute + time.Duration(rng.IntN(60))*time.Second)
+			r.salt = fmt.Sprintf("seed %d/", o.Seed)
+			if !yield(r) {
+				return
+			}
+		}
+	}
+	return &Corpus{kind: "seeded", seed: &seed, scs: scs, runs: runs}, nil
 }
 
 // controls is how many of n traces are controls: every third, from the first.

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,43 +65,68 @@ type Planted struct {
 	How     string `json:"how"`     // what the run does, in one sentence
 }
 
-// Corpus is a generated set of runs: every file, by slash-separated path
-// relative to the corpus directory, and the manifest (also among the files).
+// Corpus is a generated set of runs, made and rendered as it is written,
+// one run at a time: files are named by slash-separated paths relative to
+// the corpus directory, and the manifest comes last.
 type Corpus struct {
-	Files    map[string][]byte
-	Manifest Manifest
+	kind string
+	seed *uint64
+	scs  []*scenario
+	runs iter.Seq[run]
 }
 
 // Examples is the cohort bundled in faultline's examples/itbench-zero.
-func Examples() *Corpus { return build("examples", nil, scenarios(), cohort()) }
+func Examples() *Corpus {
+	return &Corpus{kind: "examples", scs: scenarios(), runs: slices.Values(cohort())}
+}
 
-// build renders runs into a corpus with the ground truth of scs.
-func build(kind string, seed *uint64, scs []*scenario, runs []run) *Corpus {
-	c := &Corpus{Files: map[string][]byte{}, Manifest: Manifest{
-		Generator: "faultline synth", Corpus: kind, Seed: seed, Taxonomy: taxonomy.Version, Traces: []Trace{},
-	}}
+// Each calls fn with every file of the corpus in turn, the ground truth
+// first and the manifest (planted.json) last, and returns the manifest. It
+// stops at fn's first error.
+func (c *Corpus) Each(fn func(name string, data []byte) error) (*Manifest, error) {
+	m := &Manifest{Generator: "faultline synth", Corpus: c.kind, Seed: c.seed, Taxonomy: taxonomy.Version, Traces: []Trace{}}
 	var truths []groundTruth
-	for _, sc := range scs {
+	for _, sc := range c.scs {
 		truths = append(truths, sc.truth)
 	}
-	c.Files["ground_truths.json"] = indentJSON(truths)
-	for i := range runs {
-		r := &runs[i]
+	if err := fn("ground_truths.json", indentJSON(truths)); err != nil {
+		return nil, err
+	}
+	for r := range c.runs {
 		dir := r.dir()
-		c.Files[dir+"/AGENTS.md"] = []byte(r.agentsMD())
-		if r.answer != "" {
-			c.Files[dir+"/"+answerFile] = []byte(r.answer + "\n")
+		if err := fn(dir+"/AGENTS.md", []byte(r.agentsMD())); err != nil {
+			return nil, err
 		}
-		out := writeRollout(r)
+		if r.answer != "" {
+			if err := fn(dir+"/"+answerFile, []byte(r.answer+"\n")); err != nil {
+				return nil, err
+			}
+		}
+		out := writeRollout(&r)
 		path := dir + "/" + r.rolloutPath()
-		c.Files[path] = out.data
-		c.Manifest.Traces = append(c.Manifest.Traces, Trace{
+		if err := fn(path, out.data); err != nil {
+			return nil, err
+		}
+		m.Traces = append(m.Traces, Trace{
 			ID: r.id(), Path: path, Model: r.model, Scenario: r.sc.id, Trial: r.trial,
-			Steps: out.steps, Control: len(r.plants) == 0, Planted: located(r, out.planted),
+			Steps: out.steps, Control: len(r.plants) == 0, Planted: located(&r, out.planted),
 		})
 	}
-	c.Files[ManifestFile] = indentJSON(c.Manifest)
-	return c
+	if err := fn(ManifestFile, indentJSON(m)); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Files renders the whole corpus in memory, by path, with its manifest: for
+// a corpus of a size that fits (the examples, tests).
+func (c *Corpus) Files() (map[string][]byte, *Manifest) {
+	files := map[string][]byte{}
+	m, _ := c.Each(func(name string, data []byte) error {
+		files[name] = data
+		return nil
+	})
+	return files, m
 }
 
 // located pairs each of the run's plants with the steps it was marked at.
@@ -123,38 +149,34 @@ func located(r *run, at map[string][]int) []Planted {
 	return out
 }
 
-// Write writes the corpus into dir. dir must be absent, empty, or a corpus
-// written earlier (it holds planted.json), which is replaced entirely so
-// that no file of an old run lingers. Anything else is refused rather than
-// overwritten.
-func (c *Corpus) Write(dir string) error {
+// Write writes the corpus into dir and returns its manifest. dir must be
+// absent, empty, or a corpus written earlier (it holds planted.json), which
+// is replaced entirely so that no file of an old run lingers. Anything else
+// is refused rather than overwritten.
+func (c *Corpus) Write(dir string) (*Manifest, error) {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return err
+		return nil, err
 	case len(entries) == 0:
 	default:
 		if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
-			return fmt.Errorf("%s is not empty and holds no %s, so it is not a corpus synth wrote; refusing to write into it", dir, ManifestFile)
+			return nil, fmt.Errorf("%s is not empty and holds no %s, so it is not a corpus synth wrote; refusing to write into it", dir, ManifestFile)
 		}
 		if err := os.RemoveAll(dir); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	names := make([]string, 0, len(c.Files))
-	for name := range c.Files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	made := map[string]bool{}
+	return c.Each(func(name string, data []byte) error {
 		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
+		if parent := filepath.Dir(path); !made[parent] {
+			if err := os.MkdirAll(parent, 0o755); err != nil {
+				return err
+			}
+			made[parent] = true
 		}
-		if err := os.WriteFile(path, c.Files[name], 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+		return os.WriteFile(path, data, 0o644)
+	})
 }

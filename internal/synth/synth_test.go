@@ -28,41 +28,45 @@ func generate(t *testing.T, o Options) *Corpus {
 }
 
 // ingestCorpus writes c into a temporary directory and ingests it as
-// faultline ingests any directory; it returns the directory and the traces
-// by id.
-func ingestCorpus(t *testing.T, c *Corpus) (string, map[string]*trace.Trace) {
+// faultline ingests any directory; it returns the directory, the manifest
+// and the traces by id.
+func ingestCorpus(t *testing.T, c *Corpus) (string, *Manifest, map[string]*trace.Trace) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "corpus")
-	if err := c.Write(dir); err != nil {
+	m, err := c.Write(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	traces, err := readCorpus(context.Background(), dir, func(i ingest.Issue) { t.Errorf("ingest: %s", i) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir, traces
+	return dir, m, traces
 }
 
 func TestGenerateIsReproducible(t *testing.T) {
 	o := Options{Seed: 7, Traces: 30}
-	a, b := generate(t, o), generate(t, o)
-	if !maps.EqualFunc(a.Files, b.Files, bytes.Equal) {
+	a, am := generate(t, o).Files()
+	b, _ := generate(t, o).Files()
+	if !maps.EqualFunc(a, b, bytes.Equal) {
 		t.Error("two corpora of the same options differ")
 	}
-	if !maps.EqualFunc(Examples().Files, Examples().Files, bytes.Equal) {
+	ex1, _ := Examples().Files()
+	ex2, _ := Examples().Files()
+	if !maps.EqualFunc(ex1, ex2, bytes.Equal) {
 		t.Error("the examples differ between two runs")
 	}
 	// A trace depends on its seed and position only: more traces add runs
 	// and leave the earlier ones alone.
-	longer := generate(t, Options{Seed: 7, Traces: 33})
-	for _, tr := range a.Manifest.Traces {
-		if !bytes.Equal(a.Files[tr.Path], longer.Files[tr.Path]) {
+	longer, _ := generate(t, Options{Seed: 7, Traces: 33}).Files()
+	for _, tr := range am.Traces {
+		if !bytes.Equal(a[tr.Path], longer[tr.Path]) {
 			t.Errorf("%s changes when traces are added after it", tr.Path)
 		}
 	}
-	other := generate(t, Options{Seed: 8, Traces: 30})
-	for _, tr := range other.Manifest.Traces {
-		if _, clash := a.Files[tr.Path]; clash {
+	_, other := generate(t, Options{Seed: 8, Traces: 30}).Files()
+	for _, tr := range other.Traces {
+		if _, clash := a[tr.Path]; clash {
 			t.Errorf("seeds 7 and 8 both write %s: ids must differ between seeds", tr.Path)
 		}
 	}
@@ -73,11 +77,11 @@ func TestGenerateIsReproducible(t *testing.T) {
 // step is something the agent or the harness did, never a tool's output.
 func TestManifestMatchesIngest(t *testing.T) {
 	for name, c := range map[string]*Corpus{"seeded": generate(t, Options{Seed: 1, Traces: DefaultTraces}), "examples": Examples()} {
-		_, traces := ingestCorpus(t, c)
-		if len(traces) != len(c.Manifest.Traces) {
-			t.Errorf("%s: ingested %d traces, the manifest lists %d", name, len(traces), len(c.Manifest.Traces))
+		_, m, traces := ingestCorpus(t, c)
+		if len(traces) != len(m.Traces) {
+			t.Errorf("%s: ingested %d traces, the manifest lists %d", name, len(traces), len(m.Traces))
 		}
-		for _, mt := range c.Manifest.Traces {
+		for _, mt := range m.Traces {
 			tr := traces[mt.ID]
 			if tr == nil {
 				t.Errorf("%s: %s not ingested", name, mt.Path)
@@ -108,9 +112,9 @@ func TestManifestMatchesIngest(t *testing.T) {
 // each variant says: the same call twice, harness retries, the file check.
 func TestPlantedStepsShowTheMode(t *testing.T) {
 	c := generate(t, Options{Seed: 3, Traces: DefaultTraces})
-	_, traces := ingestCorpus(t, c)
+	_, m, traces := ingestCorpus(t, c)
 	checked := map[string]bool{}
-	for _, mt := range c.Manifest.Traces {
+	for _, mt := range m.Traces {
 		tr := traces[mt.ID]
 		for _, p := range mt.Planted {
 			steps := make([]*trace.Step, len(p.Steps))
@@ -162,8 +166,8 @@ var quoted = regexp.MustCompile(`'([^']+)'`)
 // text planted as invented evidence, which is in none.
 func TestEvidenceComesFromTools(t *testing.T) {
 	c := generate(t, Options{Seed: 1, Traces: DefaultTraces})
-	_, traces := ingestCorpus(t, c)
-	for _, mt := range c.Manifest.Traces {
+	_, m, traces := ingestCorpus(t, c)
+	for _, mt := range m.Traces {
 		tr := traces[mt.ID]
 		if tr.Diagnosis == nil {
 			continue
@@ -278,18 +282,19 @@ func TestParseModes(t *testing.T) {
 func TestWriteRefusesOtherDirectories(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
-	if err := Examples().Write(dir); err == nil || !strings.Contains(err.Error(), "refusing") {
+	if _, err := Examples().Write(dir); err == nil || !strings.Contains(err.Error(), "refusing") {
 		t.Errorf("wrote into a directory of someone else's files: %v", err)
 	}
 	// A corpus written earlier is replaced, stale runs included.
 	corpus := filepath.Join(t.TempDir(), "c")
-	if err := generate(t, Options{Seed: 1, Traces: 30}).Write(corpus); err != nil {
+	if _, err := generate(t, Options{Seed: 1, Traces: 30}).Write(corpus); err != nil {
 		t.Fatal(err)
 	}
-	if err := Examples().Write(corpus); err != nil {
+	if _, err := Examples().Write(corpus); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := readTree(t, corpus), Examples().Files; !maps.EqualFunc(got, want, bytes.Equal) {
+	want, _ := Examples().Files()
+	if got := readTree(t, corpus); !maps.EqualFunc(got, want, bytes.Equal) {
 		t.Errorf("rewritten corpus has %d files, want the %d of the examples", len(got), len(want))
 	}
 }
@@ -298,8 +303,9 @@ func TestWriteRefusesOtherDirectories(t *testing.T) {
 // rollout format, and that each file opens with its session_meta.
 func TestRolloutLines(t *testing.T) {
 	for _, c := range []*Corpus{Examples(), generate(t, Options{Seed: 1, Traces: DefaultTraces})} {
-		for _, mt := range c.Manifest.Traces {
-			sc := bufio.NewScanner(bytes.NewReader(c.Files[mt.Path]))
+		files, m := c.Files()
+		for _, mt := range m.Traces {
+			sc := bufio.NewScanner(bytes.NewReader(files[mt.Path]))
 			sc.Buffer(nil, 1<<20)
 			for n := 1; sc.Scan(); n++ {
 				var ev struct {
