@@ -88,7 +88,7 @@ Modes synth plants (--modes takes their codes):
 				defer os.RemoveAll(tmp)
 				dir = filepath.Join(tmp, "corpus")
 			}
-			m, err := c.Write(dir)
+			m, err := c.Write(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}

@@ -17,11 +17,11 @@ import (
 // found where they were planted, and clean runs give them nothing.
 func TestDetectorRecall(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "corpus")
-	if _, err := generate(t, Options{Seed: 1, Traces: DefaultTraces}).Write(dir); err != nil {
+	if _, err := generate(t, Options{Seed: 1, Traces: DefaultTraces}).Write(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 	examples := filepath.Join(t.TempDir(), "examples")
-	if _, err := Examples().Write(examples); err != nil {
+	if _, err := Examples().Write(context.Background(), examples); err != nil {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{dir, examples} {

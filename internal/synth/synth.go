@@ -17,6 +17,7 @@
 package synth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,8 +83,8 @@ func Examples() *Corpus {
 
 // Each calls fn with every file of the corpus in turn, the ground truth
 // first and the manifest (planted.json) last, and returns the manifest. It
-// stops at fn's first error.
-func (c *Corpus) Each(fn func(name string, data []byte) error) (*Manifest, error) {
+// stops at fn's first error, or when ctx is done.
+func (c *Corpus) Each(ctx context.Context, fn func(name string, data []byte) error) (*Manifest, error) {
 	m := &Manifest{Generator: "faultline synth", Corpus: c.kind, Seed: c.seed, Taxonomy: taxonomy.Version, Traces: []Trace{}}
 	var truths []groundTruth
 	for _, sc := range c.scs {
@@ -93,6 +94,9 @@ func (c *Corpus) Each(fn func(name string, data []byte) error) (*Manifest, error
 		return nil, err
 	}
 	for r := range c.runs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		dir := r.dir()
 		if err := fn(dir+"/AGENTS.md", []byte(r.agentsMD())); err != nil {
 			return nil, err
@@ -122,7 +126,7 @@ func (c *Corpus) Each(fn func(name string, data []byte) error) (*Manifest, error
 // a corpus of a size that fits (the examples, tests).
 func (c *Corpus) Files() (map[string][]byte, *Manifest) {
 	files := map[string][]byte{}
-	m, _ := c.Each(func(name string, data []byte) error {
+	m, _ := c.Each(context.Background(), func(name string, data []byte) error {
 		files[name] = data
 		return nil
 	})
@@ -153,7 +157,7 @@ func located(r *run, at map[string][]int) []Planted {
 // absent, empty, or a corpus written earlier (it holds planted.json), which
 // is replaced entirely so that no file of an old run lingers. Anything else
 // is refused rather than overwritten.
-func (c *Corpus) Write(dir string) (*Manifest, error) {
+func (c *Corpus) Write(ctx context.Context, dir string) (*Manifest, error) {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -169,7 +173,7 @@ func (c *Corpus) Write(dir string) (*Manifest, error) {
 		}
 	}
 	made := map[string]bool{}
-	return c.Each(func(name string, data []byte) error {
+	return c.Each(ctx, func(name string, data []byte) error {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		if parent := filepath.Dir(path); !made[parent] {
 			if err := os.MkdirAll(parent, 0o755); err != nil {

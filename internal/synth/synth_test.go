@@ -33,7 +33,7 @@ func generate(t *testing.T, o Options) *Corpus {
 func ingestCorpus(t *testing.T, c *Corpus) (string, *Manifest, map[string]*trace.Trace) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "corpus")
-	m, err := c.Write(dir)
+	m, err := c.Write(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,15 +282,15 @@ func TestParseModes(t *testing.T) {
 func TestWriteRefusesOtherDirectories(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
-	if _, err := Examples().Write(dir); err == nil || !strings.Contains(err.Error(), "refusing") {
+	if _, err := Examples().Write(context.Background(), dir); err == nil || !strings.Contains(err.Error(), "refusing") {
 		t.Errorf("wrote into a directory of someone else's files: %v", err)
 	}
 	// A corpus written earlier is replaced, stale runs included.
 	corpus := filepath.Join(t.TempDir(), "c")
-	if _, err := generate(t, Options{Seed: 1, Traces: 30}).Write(corpus); err != nil {
+	if _, err := generate(t, Options{Seed: 1, Traces: 30}).Write(context.Background(), corpus); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Examples().Write(corpus); err != nil {
+	if _, err := Examples().Write(context.Background(), corpus); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := Examples().Files()
