@@ -143,7 +143,10 @@ func (a *app) tryRules(ctx context.Context, set *rules.Set, paths []string) erro
 		table.Rows = append(table.Rows, []string{d.Name, fmt.Sprint(n.traces), fmt.Sprint(n.steps), fmt.Sprint(n.findings)})
 	}
 	_ = table.Write(a.stdout)
-	warnings := set.Lint(sink.tools)
+	var warnings []error
+	if sink.traces > 0 { // with no trace read, every tool would be "never called"
+		warnings = set.Lint(sink.tools)
+	}
 	sort.SliceStable(sink.rejected, func(i, j int) bool { return sink.rejected[i].Error() < sink.rejected[j].Error() })
 	warnings = append(warnings, sink.rejected...)
 	if len(warnings) > 0 {

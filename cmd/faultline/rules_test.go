@@ -86,3 +86,11 @@ func TestRulesCheckErrors(t *testing.T) {
 		t.Errorf("missing file: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// With no trace read, no rule is said to name a tool the traces never call.
+func TestRulesCheckOnNothingWarnsOfNoTool(t *testing.T) {
+	out, errOut, code := newCLI(t).run("", "rules", "check", "--rules", filepath.Join(examples, "rules", "itbench.yaml"), filepath.Join(t.TempDir(), "none"))
+	if code != exitDataError || !strings.Contains(errOut, "cannot read") || strings.Contains(out, "never occurs") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
