@@ -241,13 +241,7 @@ func (a *app) namer(cmd *cobra.Command, f *discoverFlags) (*judge.OpenAI, discov
 	if *temperature < 0 {
 		temperature = nil
 	}
-	client := judge.NewOpenAI(judge.ClientOptions{
-		BaseURL: cfg.BaseURL, APIKey: key, Format: format, Timeout: cfg.Timeout, Retries: *cfg.Retries,
-		RequestsPerMinute: cfg.RequestsPerMinute, MinBackoff: judge.DefaultClientOptions.MinBackoff,
-		MaxBackoff: judge.DefaultClientOptions.MaxBackoff, MaxRetryAfter: judge.DefaultClientOptions.MaxRetryAfter,
-		Conns: 2, Log: a.log,
-	})
-	return client, discover.NameOptions{Model: cfg.Model, Temperature: temperature, MaxTokens: cfg.MaxTokens}, nil
+	return a.judgeClient(cfg, key, format, 2), discover.NameOptions{Model: cfg.Model, Temperature: temperature, MaxTokens: cfg.MaxTokens}, nil
 }
 
 // discover runs discovery over the traces the filters keep, with a

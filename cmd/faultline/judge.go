@@ -244,6 +244,17 @@ func (f *judgeFlags) settings(cmd *cobra.Command, path string) (*judge.Config, e
 	return cfg, nil
 }
 
+// judgeClient is the client of an endpoint the settings cfg name, asked
+// with key, in format, over at most conns connections.
+func (a *app) judgeClient(cfg *judge.Config, key string, format judge.Format, conns int) *judge.OpenAI {
+	return judge.NewOpenAI(judge.ClientOptions{
+		BaseURL: cfg.BaseURL, APIKey: key, Format: format, Timeout: cfg.Timeout, Retries: *cfg.Retries,
+		RequestsPerMinute: cfg.RequestsPerMinute, MinBackoff: judge.DefaultClientOptions.MinBackoff,
+		MaxBackoff: judge.DefaultClientOptions.MaxBackoff, MaxRetryAfter: judge.DefaultClientOptions.MaxRetryAfter,
+		Conns: conns, Log: a.log,
+	})
+}
+
 // options turns settings into a run's options.
 func judgeOptions(cfg *judge.Config) judge.Options {
 	m := cfg.ModelSettings(cfg.Model)
@@ -357,12 +368,7 @@ func (a *app) runJudge(cmd *cobra.Command, args []string, f *judgeFlags) error {
 		return a.enqueueJudge(ctx, st, cfg, opt, f.force, f.asJSON, traces)
 	}
 	format, _ := judge.ParseFormat(cfg.ResponseFormat)
-	client := judge.NewOpenAI(judge.ClientOptions{
-		BaseURL: cfg.BaseURL, APIKey: key, Format: format, Timeout: cfg.Timeout, Retries: *cfg.Retries,
-		RequestsPerMinute: cfg.RequestsPerMinute, MinBackoff: judge.DefaultClientOptions.MinBackoff,
-		MaxBackoff: judge.DefaultClientOptions.MaxBackoff, MaxRetryAfter: judge.DefaultClientOptions.MaxRetryAfter,
-		Conns: cfg.Concurrency, Log: a.log,
-	})
+	client := a.judgeClient(cfg, key, format, cfg.Concurrency)
 	opt.Log = a.log
 	runner := judge.NewRunner(client, st, tok, opt)
 	ids := make([]string, len(traces))
