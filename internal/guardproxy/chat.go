@@ -195,14 +195,10 @@ func (p *Proxy) observe(e *entry, steps []trace.Step, tokens int, finishing bool
 // upstream: failing open, the request is forwarded untouched; failing
 // closed, it is refused.
 func (p *Proxy) guardFailed(w http.ResponseWriter, r *http.Request, body []byte, err error) {
-	if !p.cfg.Policy.FailOpen {
-		p.stats.failClosed.Add(1)
-		p.cfg.Log.Error("guard failed: request refused", "path", r.URL.Path, "err", err)
-		writeError(w, http.StatusInternalServerError, "faultline_guard_error", "faultline guard failed: "+err.Error())
+	if !p.failsOpen(err, "guard failed: request refused", "guard failed: request forwarded untouched", "path", r.URL.Path) {
+		writeErrorCode(w, http.StatusInternalServerError, guardError(err))
 		return
 	}
-	p.stats.failOpen.Add(1)
-	p.cfg.Log.Warn("guard failed: request forwarded untouched", "path", r.URL.Path, "err", err)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	p.passThrough(w, r)
@@ -290,15 +286,31 @@ func (p *Proxy) complete(ctx context.Context, w http.ResponseWriter, r *http.Req
 // failing open, the answer is passed on as it came; failing closed, the
 // request is refused.
 func (p *Proxy) answerUnguarded(w http.ResponseWriter, a *answer, ds []guard.Decision, err error) {
-	if !p.cfg.Policy.FailOpen {
-		p.stats.failClosed.Add(1)
-		p.cfg.Log.Error("guard failed over an answer: refused", "err", err)
-		writeError(w, http.StatusInternalServerError, "faultline_guard_error", "faultline guard failed: "+err.Error())
+	if !p.failsOpen(err, "guard failed over an answer: refused", "guard failed over an answer: passed on unguarded") {
+		writeErrorCode(w, http.StatusInternalServerError, guardError(err))
 		return
 	}
-	p.stats.failOpen.Add(1)
-	p.cfg.Log.Warn("guard failed over an answer: passed on unguarded", "err", err)
 	pass(w, a, ds)
+}
+
+// failsOpen counts and logs a failure of the guard's own, with the message
+// refused or passed and attrs, and reports whether the policy lets the
+// traffic pass unguarded (fail_open) rather than refusing it.
+func (p *Proxy) failsOpen(err error, refused, passed string, attrs ...any) bool {
+	attrs = append(attrs, "err", err)
+	if !p.cfg.Policy.FailOpen {
+		p.stats.failClosed.Add(1)
+		p.cfg.Log.Error(refused, attrs...)
+		return false
+	}
+	p.stats.failOpen.Add(1)
+	p.cfg.Log.Warn(passed, attrs...)
+	return true
+}
+
+// guardError is the error traffic is refused with when the guard failed.
+func guardError(err error) apiErrorBody {
+	return apiErrorBody{Message: "faultline guard failed: " + err.Error(), Type: "faultline_guard_error"}
 }
 
 // pass writes an upstream's answer to the client, annotated.

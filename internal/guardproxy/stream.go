@@ -108,14 +108,9 @@ func (p *Proxy) streamEnd(w io.Writer, e *entry, req apiRequest, acc streamAnswe
 	}
 	p.passed(e, rp, t)
 	if err != nil {
-		if !p.cfg.Policy.FailOpen {
-			p.stats.failClosed.Add(1)
-			p.cfg.Log.Error("guard failed over a streamed answer: refused", "err", err)
-			acc.writeError(w, apiErrorBody{Message: "faultline guard failed: " + err.Error(), Type: "faultline_guard_error"})
-			return
+		if !p.failsOpen(err, "guard failed over a streamed answer: refused", "guard failed over a streamed answer: passed on unguarded") {
+			acc.writeError(w, guardError(err))
 		}
-		p.stats.failOpen.Add(1)
-		p.cfg.Log.Warn("guard failed over a streamed answer: passed on unguarded", "err", err)
 		return
 	}
 	for _, d := range ds {
