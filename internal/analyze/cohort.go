@@ -596,10 +596,7 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 			}
 			metric.Min, metric.Max = min(metric.Min, score), max(metric.Max, score)
 		}
-		system := c.marks.of(m.trace).system
-		if c.hasCustom(system) {
-			system = c.count(system, customCodes, m.outcome)
-		}
+		system := c.count(c.marks.of(m.trace).system, customCodes, m.outcome)
 		if m.modes != 0 {
 			g.WithModes++
 		}
@@ -698,19 +695,12 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 	return g
 }
 
-// hasCustom reports whether any of a trace's non-MAST codes is a user's.
-func (c *cohort) hasCustom(codes []int32) bool {
-	for _, s := range codes {
-		if c.custom[s] {
-			return true
-		}
-	}
-	return false
-}
-
 // count adds a trace's user codes to byCode and returns its system codes
-// alone.
+// alone: codes itself, not copied, when none is a user's (most traces).
 func (c *cohort) count(codes []int32, byCode map[int32]*CustomCode, o int8) []int32 {
+	if !slices.ContainsFunc(codes, func(s int32) bool { return c.custom[s] }) {
+		return codes
+	}
 	var system []int32
 	for _, s := range codes {
 		if !c.custom[s] {
