@@ -16,47 +16,49 @@ import (
 // stored last in a row and on overflow pages when long, are not read),
 // then the chosen steps by row id.
 func (s *Store) PickSteps(ctx context.Context, ids []string, p store.StepPick, fn func(store.PickedSteps) error) error {
-	err := store.PickSteps(ctx, ids, p, s.stepHeads, s.pickedTexts, fn)
+	// A step's row id is its trace's key and its index: the heads of a
+	// batch give the keys of its traces, which the chosen steps are then
+	// read by.
+	keys := map[string]int64{}
+	heads := func(ctx context.Context, ids []string, fn func(id string, st trace.Step)) error {
+		clear(keys)
+		return s.stepHeads(ctx, ids, keys, fn)
+	}
+	texts := func(ctx context.Context, want []store.StepRef, limit int, fn func(id string, st trace.Step)) error {
+		return s.pickedTexts(ctx, want, keys, limit, fn)
+	}
+	err := store.PickSteps(ctx, ids, p, heads, texts, fn)
 	if err != nil {
 		return fmt.Errorf("reading steps: %w", err)
 	}
 	return nil
 }
 
-func (s *Store) stepHeads(ctx context.Context, ids []string, fn func(id string, st trace.Step)) error {
+// stepHeads reads the steps of the traces ids without their text or
+// arguments, and puts each trace's key in keys.
+func (s *Store) stepHeads(ctx context.Context, ids []string, keys map[string]int64, fn func(id string, st trace.Step)) error {
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id
 	}
-	return s.each(ctx, `SELECT k.trace_id, s.rowid & `+fmt.Sprint(maxSteps-1)+`, s.kind, s.exit_code, s.is_error
+	return s.each(ctx, `SELECT k.trace_id, s.rowid, s.kind, s.exit_code, s.is_error
 		FROM trace_keys k JOIN step_rows s ON s.rowid BETWEEN k.key << `+fmt.Sprint(stepBits)+` AND (k.key << `+fmt.Sprint(stepBits)+`) | `+fmt.Sprint(maxSteps-1)+`
 		WHERE k.trace_id IN (`+placeholders(len(ids))+`) ORDER BY k.trace_id, s.rowid`, func(rows *sql.Rows) error {
 		var id, kind string
+		var rowid int64
 		var st trace.Step
-		if err := rows.Scan(&id, &st.Index, &kind, &st.ExitCode, &st.IsError); err != nil {
+		if err := rows.Scan(&id, &rowid, &kind, &st.ExitCode, &st.IsError); err != nil {
 			return err
 		}
-		st.Kind = trace.Kind(kind)
+		keys[id] = rowid >> stepBits
+		st.Index, st.Kind = int(rowid&(maxSteps-1)), trace.Kind(kind)
 		fn(id, st)
 		return nil
 	}, args...)
 }
 
-func (s *Store) pickedTexts(ctx context.Context, want []store.StepRef, limit int, fn func(id string, st trace.Step)) error {
-	// Each step's row id is its trace's key and its index; the keys of a
-	// batch's traces are read once.
-	seen := map[string]bool{}
-	var ids []string
-	for _, w := range want {
-		if !seen[w.Trace] {
-			seen[w.Trace] = true
-			ids = append(ids, w.Trace)
-		}
-	}
-	keys, err := s.traceKeys(ctx, ids)
-	if err != nil {
-		return err
-	}
+// pickedTexts reads the steps want names, of traces whose keys are in keys.
+func (s *Store) pickedTexts(ctx context.Context, want []store.StepRef, keys map[string]int64, limit int, fn func(id string, st trace.Step)) error {
 	owner := map[int64]string{}
 	rowids := make([]string, 0, len(want))
 	for _, w := range want {
