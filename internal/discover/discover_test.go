@@ -180,14 +180,7 @@ func TestCluster(t *testing.T) {
 		mk(KindError, "shell", "only seen in successes", 0),
 	}
 	groups := cluster(sigs, ClusterOptions{Similarity: 0.75, MaxLeaders: 10})
-	var got []string
-	for _, g := range groups {
-		var names []string
-		for _, s := range g {
-			names = append(names, s.name)
-		}
-		got = append(got, strings.Join(names, " + "))
-	}
+	got := groupNames(groups)
 	want := []string{
 		"errors shell: sandbox-exec: execvp() of '<text>' failed: No such file or directory + errors shell: sandbox-exec: execvp() of 'python3 --version' failed: No such file or directory",
 		"errors shell: ModuleNotFoundError: No module named 'pandas'",
@@ -205,6 +198,19 @@ func TestCluster(t *testing.T) {
 	}
 }
 
+// groupNames names each group by its signatures' names, joined by " + ".
+func groupNames(groups [][]*signatureStats) []string {
+	var out []string
+	for _, g := range groups {
+		var names []string
+		for _, s := range g {
+			names = append(names, s.name)
+		}
+		out = append(out, strings.Join(names, " + "))
+	}
+	return out
+}
+
 // The groups do not depend on the order signatures come in.
 func TestClusterOrder(t *testing.T) {
 	var sigs []*signatureStats
@@ -215,17 +221,7 @@ func TestClusterOrder(t *testing.T) {
 		s.tokens = signatureTokens(s.sig)
 		sigs = append(sigs, s)
 	}
-	show := func(groups [][]*signatureStats) string {
-		var out []string
-		for _, g := range groups {
-			var names []string
-			for _, s := range g {
-				names = append(names, s.name)
-			}
-			out = append(out, strings.Join(names, "+"))
-		}
-		return strings.Join(out, "\n")
-	}
+	show := func(groups [][]*signatureStats) string { return strings.Join(groupNames(groups), "\n") }
 	want := show(cluster(slices.Clone(sigs), ClusterOptions{Similarity: 0.75, MaxLeaders: 3}))
 	slices.Reverse(sigs)
 	for range 3 {
