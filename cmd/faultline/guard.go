@@ -103,14 +103,14 @@ dropped and counted as otlp_dropped.`,
 			if upstream == "" {
 				return errors.New("--upstream is required: the URL of the model's API, such as https://api.openai.com")
 			}
-			u, err := url.Parse(upstream)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fmt.Errorf("--upstream %q: an http:// or https:// URL", upstream)
+			u, err := httpURL("--upstream", upstream)
+			if err != nil {
+				return err
 			}
 			cfg.Upstream = u
 			if cfg.OTLP != "" {
-				if o, err := url.Parse(cfg.OTLP); err != nil || (o.Scheme != "http" && o.Scheme != "https") || o.Host == "" {
-					return fmt.Errorf("--otlp %q: an http:// or https:// URL", cfg.OTLP)
+				if _, err := httpURL("--otlp", cfg.OTLP); err != nil {
+					return err
 				}
 			}
 			switch otlpSignal {
@@ -170,6 +170,15 @@ dropped and counted as otlp_dropped.`,
 	f.StringVar(&otlpSignal, "otlp-signal", "logs", "with --otlp: post decisions as `logs` (gen_ai.evaluation.result events) or spans")
 	cmd.AddCommand(a.guardReplayCommand(&policyPath))
 	return cmd
+}
+
+// httpURL parses a flag's value, which must be an http:// or https:// URL.
+func httpURL(flag, s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s %q: an http:// or https:// URL", flag, s)
+	}
+	return u, nil
 }
 
 // writeGuardStats says what the proxy did, as it stops.
