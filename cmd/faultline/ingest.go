@@ -138,7 +138,7 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 	// Many small files share a transaction: one commit per file made an
 	// ingest of small traces spend most of its time committing.
 	batch := st.Batch()
-	recording := &recordingSink{next: batch, ids: &res.TraceIDs, tools: map[string]int{}}
+	recording := &recordingSink{next: batch, ids: &res.TraceIDs}
 	var sink ingest.Sink = recording
 	var ds []*detect.Detector
 	if detectOn {
@@ -147,6 +147,11 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 			return nil, err
 		}
 		sink = pipeline.Detecting(sink, ds, a.rejectedFinding)
+		// The tools are counted only for the rules' check, when there
+		// are rules and the check is printed.
+		if set, err := a.ruleSet(); err == nil && len(set.Rules) > 0 && !collect && !a.quiet {
+			recording.tools = map[string]int{}
+		}
 	}
 	printer := newIssuePrinter(a.stderr)
 	report := func(i ingest.Issue) {
@@ -167,7 +172,7 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 	printer.flush()
 	res.summary = sum
 	res.Files, res.Unchanged, res.Skipped, res.Traces, res.Refused, res.Errors, res.Notices = sum.Files, sum.Unchanged, sum.Skipped, sum.Traces, sum.Refused, sum.Errors, sum.Notices
-	if detectOn && res.Traces > 0 && !collect && !a.quiet {
+	if recording.tools != nil && res.Traces > 0 {
 		a.lintRules(recording.tools)
 	}
 	if err == nil && detectOn && len(sum.UnchangedFiles) > 0 {
@@ -214,7 +219,7 @@ type recordingSink struct {
 	mu   sync.Mutex
 	ids  *[]string
 	// tools counts the steps of the stored traces by tool name, for the
-	// rules' check of tools no trace calls.
+	// rules' check of tools no trace calls; nil when nothing checks.
 	tools map[string]int
 }
 
@@ -240,12 +245,14 @@ func (r *recordingFile) Trace(ctx context.Context, t *trace.Trace) error {
 	}
 	if err == nil {
 		r.pending = append(r.pending, t.ID)
-		for i := range t.Steps {
-			if tool := t.Steps[i].Tool; tool != "" {
-				if r.tools == nil {
-					r.tools = map[string]int{}
+		if r.sink.tools != nil {
+			for i := range t.Steps {
+				if tool := t.Steps[i].Tool; tool != "" {
+					if r.tools == nil {
+						r.tools = map[string]int{}
+					}
+					r.tools[tool]++
 				}
-				r.tools[tool]++
 			}
 		}
 	}
