@@ -127,18 +127,10 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		pv := patternView{Pattern: p, Rank: i + 1}
 		for _, quote := range p.Quotes {
-			u := traceURL(quote.Trace)
-			if quote.Step >= 0 {
-				u = stepURL(quote.Trace, quote.Step)
-			}
-			pv.Quotes = append(pv.Quotes, quoteView{Quote: quote, URL: u})
+			pv.Quotes = append(pv.Quotes, quoteView{Quote: quote, URL: siteURL(quote.Trace, quote.Step)})
 		}
 		for _, t := range p.Traces[:min(len(p.Traces), maxPatternTraces)] {
-			u := traceURL(t.ID)
-			if t.Step >= 0 {
-				u = stepURL(t.ID, t.Step)
-			}
-			pv.Traces = append(pv.Traces, traceLink{TraceRef: t, URL: u})
+			pv.Traces = append(pv.Traces, traceLink{TraceRef: t, URL: siteURL(t.ID, t.Step)})
 		}
 		pv.More = len(p.Traces) - len(pv.Traces)
 		v.Patterns = append(v.Patterns, pv)
@@ -150,6 +142,15 @@ func (s *Server) patternsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Elapsed = time.Since(start).Round(time.Millisecond)
 	s.render(w, r, http.StatusOK, "patterns", "", view{Title: "Patterns", Nav: "patterns", Body: v})
+}
+
+// siteURL opens the page of trace id at step, or at its top when step is
+// -1 (nowhere in particular).
+func siteURL(id string, step int) string {
+	if step < 0 {
+		return traceURL(id)
+	}
+	return stepURL(id, step)
 }
 
 // Share words a count of traces out of a total.
