@@ -42,10 +42,16 @@ func injection(ds []guard.Decision) json.RawMessage {
 			texts = append(texts, d.Message)
 		}
 	}
+	return textMessage("system", injectPrefix+strings.Join(texts, "\n\n"))
+}
+
+// textMessage is a message of role and text, as both APIs take one: a chat
+// message, a Responses API input item.
+func textMessage(role, text string) json.RawMessage {
 	raw, _ := json.Marshal(struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
-	}{"system", injectPrefix + strings.Join(texts, "\n\n")})
+	}{role, text})
 	return raw
 }
 

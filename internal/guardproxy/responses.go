@@ -45,11 +45,7 @@ func parseResponses(body []byte) (apiRequest, error) {
 	case len(head.Input) == 0 || string(head.Input) == "null":
 		return nil, errors.New("the request has no input")
 	case json.Unmarshal(head.Input, &text) == nil:
-		user, _ := json.Marshal(struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		}{"user", text})
-		r.items = []json.RawMessage{user}
+		r.items = []json.RawMessage{textMessage("user", text)}
 	default:
 		if err := json.Unmarshal(head.Input, &r.items); err != nil {
 			return nil, fmt.Errorf("the request's input is neither a string nor a list of items: %w", err)
@@ -58,11 +54,7 @@ func parseResponses(body []byte) (apiRequest, error) {
 	items := r.items
 	if r.instructions != "" {
 		// The instructions are the conversation's system message.
-		system, _ := json.Marshal(struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		}{"system", r.instructions})
-		items = append([]json.RawMessage{system}, items...)
+		items = append([]json.RawMessage{textMessage("system", r.instructions)}, items...)
 	}
 	var err error
 	if r.steps, err = itemSteps(items); err != nil {
