@@ -267,23 +267,19 @@ type column struct {
 
 // Agree compares the annotation source src with the reference labels ref.
 func Agree(src, ref *labels.Set, opt AgreementOptions) *Agreement {
-	return agree(Index(src), Index(ref), opt)
-}
-
-// AgreeLabels is Agree of two sides already indexed, such as a stored
-// source as StoredLabelSets reads it.
-func AgreeLabels(src, ref *Labels, opt AgreementOptions) *Agreement {
-	return agree(src, ref, opt)
+	return AgreeLabels(Index(src), Index(ref), opt)
 }
 
 // AgreeAndConflicts is Agree and Conflicts of the same two sides, indexed
 // once (as StoredLabelSets reads them): on a large store, indexing a side
 // costs about as much as either comparison.
 func AgreeAndConflicts(src, ref *Labels, opt AgreementOptions) (*Agreement, []Conflict) {
-	return agree(src, ref, opt), conflicts(src, ref)
+	return AgreeLabels(src, ref, opt), conflicts(src, ref)
 }
 
-func agree(sx, rx *Labels, opt AgreementOptions) *Agreement {
+// AgreeLabels is Agree of two sides already indexed, such as a stored
+// source as StoredLabelSets reads it.
+func AgreeLabels(sx, rx *Labels, opt AgreementOptions) *Agreement {
 	// The traces both sides label, in id order: rows of each side.
 	var both [][2]int32
 	for _, s := range sx.sortedRows() {
