@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,10 +62,12 @@ func TestGuardReplayRealRollouts(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range res.Rules {
-		if r.Rule == "silent-model" && (r.Failed < 15 || r.Succeeded != 0 || r.StepsAfter < 5*r.Failed/2) {
-			t.Errorf("silent-model: %+v", r.RuleTally)
-		}
+	i := slices.IndexFunc(res.Rules, func(r guardRuleJSON) bool { return r.Rule == "silent-model" })
+	if i < 0 {
+		t.Fatalf("no silent-model rule in %s", out)
+	}
+	if r := res.Rules[i]; r.Failed < 15 || r.Succeeded != 0 || r.StepsAfter < 5*r.Failed/2 {
+		t.Errorf("silent-model: %+v", r.RuleTally)
 	}
 }
 
