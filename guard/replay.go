@@ -142,7 +142,6 @@ func NewTally(p *Policy) *Tally {
 // Add counts one replayed run. success is its outcome, nil when unknown.
 func (t *Tally) Add(run *trace.Trace, s *Session, success *bool) {
 	t.Runs++
-	failed := success != nil && !*success
 	switch {
 	case success == nil:
 	case *success:
@@ -181,12 +180,13 @@ func (t *Tally) Add(run *trace.Trace, s *Session, success *bool) {
 		switch {
 		case success == nil:
 			rt.Unknown++
-		case !failed:
+		case *success:
 			rt.Succeeded++
 		default:
+			after := len(run.Steps) - 1 - step
 			rt.Failed++
-			rt.Lead = append(rt.Lead, len(run.Steps)-1-step)
-			rt.StepsAfter += len(run.Steps) - 1 - step
+			rt.Lead = append(rt.Lead, after)
+			rt.StepsAfter += after
 			rt.TokensAfter += tokensAfter(step)
 		}
 	}
