@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"hash/fnv"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/faultline/faultline/trace"
@@ -89,13 +90,5 @@ func fingerprints(steps []trace.Step) []uint64 {
 
 // extends reports whether a history starts with what a session holds.
 func extends(history, held []uint64) bool {
-	if len(history) < len(held) {
-		return false
-	}
-	for i, f := range held {
-		if history[i] != f {
-			return false
-		}
-	}
-	return true
+	return len(history) >= len(held) && slices.Equal(history[:len(held)], held)
 }

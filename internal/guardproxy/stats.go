@@ -2,6 +2,7 @@ package guardproxy
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -68,10 +69,7 @@ func (p *Proxy) Stats() Stats {
 	p.stats.mu.Lock()
 	defer p.stats.mu.Unlock()
 	for rule, byAction := range p.stats.decisions {
-		out.Decisions[rule] = map[string]int64{}
-		for a, n := range byAction {
-			out.Decisions[rule][a] = n
-		}
+		out.Decisions[rule] = maps.Clone(byAction)
 	}
 	return out
 }
