@@ -320,15 +320,12 @@ func (a *app) saveRule(ctx context.Context, f *discoverFlags, res *discover.Resu
 	if err != nil {
 		return err
 	}
-	file, load := a.rulesPath, rules.Load
+	file, load, err := a.rulesFile()
+	if err != nil {
+		return err
+	}
 	if file == "" {
-		if file, err = config.Find(a.configPath); err != nil {
-			return err
-		}
-		if file == "" {
-			file = config.DefaultFile
-		}
-		load = rules.LoadSettings
+		file = config.DefaultFile
 	}
 	if err := rules.AppendRule(file, sp); err != nil {
 		return err

@@ -18,13 +18,9 @@ func (a *app) ruleSet() (*rules.Set, error) {
 	if a.rules != nil {
 		return a.rules, nil
 	}
-	load, path := rules.Load, a.rulesPath
-	if path == "" {
-		var err error
-		if path, err = config.Find(a.configPath); err != nil {
-			return nil, err
-		}
-		load = rules.LoadSettings
+	path, load, err := a.rulesFile()
+	if err != nil {
+		return nil, err
 	}
 	set, err := load(path)
 	if err != nil {
@@ -32,6 +28,17 @@ func (a *app) ruleSet() (*rules.Set, error) {
 	}
 	a.rules = set
 	return set, nil
+}
+
+// rulesFile is where the user's rules are and how they are read: the file
+// --rules names, as a rule file, else the settings file (--config, or
+// ./faultline.yaml when present; "" when neither), as settings.
+func (a *app) rulesFile() (string, func(string) (*rules.Set, error), error) {
+	if a.rulesPath != "" {
+		return a.rulesPath, rules.Load, nil
+	}
+	path, err := config.Find(a.configPath)
+	return path, rules.LoadSettings, err
 }
 
 // detectors are the built-in detectors followed by the user's rules: what
