@@ -157,13 +157,14 @@ near_hit}.`,
 			if err != nil {
 				return err
 			}
-			out.Agreement = eval.AgreeLabels(src[0], eval.Index(ref), opt)
+			refx := eval.Index(ref)
+			out.Agreement = eval.AgreeLabels(src[0], refx, opt)
 			out.Attribution, err = eval.Attribute(ctx, st, source, summaryIDs(traces), opt)
 			if err != nil {
 				return err
 			}
 			if source == detect.Source {
-				if out.Detectors, err = eval.AgreeDetectors(ctx, st, ref); err != nil {
+				if out.Detectors, err = eval.AgreeDetectors(ctx, st, refx); err != nil {
 					return err
 				}
 			}

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/faultline/faultline/detect"
-	"github.com/faultline/faultline/internal/labels"
 	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/stats"
 	"github.com/faultline/faultline/taxonomy"
@@ -48,10 +47,10 @@ type FindingReader interface {
 // AgreeDetectors holds each current detector against the reference labels
 // ref, on the labelled traces, from the detector findings stored for them
 // (which must be the current detector set's: eval re-runs the detectors
-// first). Detectors whose mode the labels never decide are left out.
-func AgreeDetectors(ctx context.Context, st FindingReader, ref *labels.Set) ([]DetectorRow, error) {
-	byTraceMode := Index(ref)
-	ids := slices.Sorted(slices.Values(byTraceMode.ids))
+// first). Detectors whose mode the labels never decide are left out. ref
+// comes indexed (see Index), as the agreement beside these rows reads it.
+func AgreeDetectors(ctx context.Context, st FindingReader, ref *Labels) ([]DetectorRow, error) {
+	ids := slices.Sorted(slices.Values(ref.ids))
 	fired := map[string]map[string][]int{} // trace → detector → steps
 	err := st.EachFinding(ctx, ids, store.FindingQuery{Sources: []string{detect.Source}}, func(f store.TraceFinding) error {
 		// The query also selects detector:… sources, should any be stored.
@@ -72,7 +71,7 @@ func AgreeDetectors(ctx context.Context, st FindingReader, ref *labels.Set) ([]D
 		row := DetectorRow{Detector: d.Name, Mode: d.Mode, Name: taxonomy.Name(d.Mode)}
 		var c stats.Confusion
 		for _, id := range ids {
-			l := byTraceMode.get(id, d.Mode)
+			l := ref.get(id, d.Mode)
 			steps, on := fired[id][d.Name]
 			switch cellOf(verdictOf(on), l.Verdict) {
 			case tp:

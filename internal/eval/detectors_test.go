@@ -33,7 +33,7 @@ func TestAgreeDetectors(t *testing.T) {
 	}
 	ref := &labels.Set{Name: "ref", Labels: []labels.ModeLabel{
 		label("tp", trace.Present, 2), label("fp", trace.Absent), label("fn", trace.Present), label("tn", trace.Absent)}}
-	rows, err := AgreeDetectors(context.Background(), st, ref)
+	rows, err := AgreeDetectors(context.Background(), st, Index(ref))
 	if err != nil {
 		t.Fatal(err)
 	}
