@@ -129,7 +129,7 @@ func Parse(path string, data []byte, extra ...*detect.Detector) (*Policy, error)
 		return fmt.Errorf("%s:%d: %s", path, n.Line, fmt.Sprintf(format, args...))
 	}
 	var rules *yaml.Node
-	err := eachField(doc.Content[0], fail, "the policy", func(key string, v *yaml.Node) error {
+	err := yamlerr.Fields(doc.Content[0], "the policy", fail, func(key string, _, v *yaml.Node) error {
 		switch key {
 		case "name":
 			return scalar(v, fail, key, &p.Name)
@@ -192,7 +192,7 @@ func parseRule(n *yaml.Node, fail failFunc, find func(string) (*detect.Detector,
 	var detectors []string
 	var detectorsAt, whenAt *yaml.Node
 	var when string
-	err := eachField(n, fail, "a rule", func(key string, v *yaml.Node) error {
+	err := yamlerr.Fields(n, "a rule", fail, func(key string, _, v *yaml.Node) error {
 		switch key {
 		case "name":
 			return scalar(v, fail, key, &r.Name)
@@ -332,7 +332,7 @@ func (r *Rule) settleMode(n *yaml.Node, fail failFunc) error {
 
 func parseBudget(n *yaml.Node, fail failFunc) (*Budget, error) {
 	b := &Budget{WarnAt: 0.8}
-	err := eachField(n, fail, "budget", func(key string, v *yaml.Node) error {
+	err := yamlerr.Fields(n, "budget", fail, func(key string, _, v *yaml.Node) error {
 		switch key {
 		case "steps":
 			return positive(v, fail, key, &b.Steps)
@@ -353,25 +353,6 @@ func parseBudget(n *yaml.Node, fail failFunc) (*Budget, error) {
 		err = fail(n, "budget: give steps, tokens or both")
 	}
 	return b, err
-}
-
-// eachField calls fn with each key of a mapping node and its value.
-func eachField(n *yaml.Node, fail failFunc, what string, fn func(key string, v *yaml.Node) error) error {
-	if n.Kind != yaml.MappingNode {
-		return fail(n, "%s must be a mapping of fields", what)
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		key := n.Content[i]
-		if seen[key.Value] {
-			return fail(key, "%q is given twice", key.Value)
-		}
-		seen[key.Value] = true
-		if err := fn(key.Value, n.Content[i+1]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func scalar(v *yaml.Node, fail failFunc, key string, out *string) error {
