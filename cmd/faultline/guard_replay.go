@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -72,7 +73,12 @@ tokens_after_on_failed, median_steps_before_end}.`,
 			if err != nil {
 				return err
 			}
+			// Model names are matched as every other command matches them,
+			// through the aliases of the settings file.
 			f := filter
+			if f.Aliases, err = a.modelAliases(); err != nil {
+				return err
+			}
 			if in.ids != nil {
 				f.Select = &store.Selection{IDs: in.ids}
 			}
@@ -81,7 +87,12 @@ tokens_after_on_failed, median_steps_before_end}.`,
 				return err
 			}
 			if len(traces) == 0 {
-				return fmt.Errorf("no traces to replay: ingest some, or name files or directories")
+				// Say which filter left nothing, as report does.
+				why, err := noMatch(ctx, st, f)
+				if err != nil {
+					return err
+				}
+				return errors.New("no traces to replay: " + why)
 			}
 			out := guardReplayJSON{Policy: policy.Name, Ingest: in.ingest}
 			tally := guard.NewTally(policy)

@@ -88,3 +88,27 @@ func TestGuardReplayPolicyErrors(t *testing.T) {
 		t.Errorf("exit %d: %s\n%s", code, errOut, out)
 	}
 }
+
+// A replay picks models as the other commands do, through the settings
+// file's aliases, and says which filter left nothing to replay.
+func TestGuardReplayModelFilter(t *testing.T) {
+	settings := filepath.Join(t.TempDir(), "faultline.yaml")
+	if err := os.WriteFile(settings, []byte("models:\n  sim-alpha: alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t)
+	out, errOut, code := c.run("", "--config", settings, "guard", "replay", "--json", "--model", "alpha", examples)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res guardReplayJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Runs != 4 {
+		t.Errorf("replayed %d runs of alpha (sim-alpha), want 4", res.Runs)
+	}
+	if _, errOut, code := c.run("", "guard", "replay", "--model", "nope"); code == exitOK || !strings.Contains(errOut, `"nope"`) {
+		t.Errorf("a model no trace has: exit %d, %s", code, errOut)
+	}
+}
