@@ -653,21 +653,7 @@ func onlyEmpty(re *syntax.Regexp) emptiness {
 // fields calls fn with each key of a mapping node, its key node and its
 // value, refusing a key given twice.
 func (p *parser) fields(n *yaml.Node, what string, fn func(key string, k, v *yaml.Node) error) error {
-	if n.Kind != yaml.MappingNode {
-		return p.fail(n, "%s must be a mapping of fields", what)
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if seen[k.Value] {
-			return p.fail(k, "%q is given twice", k.Value)
-		}
-		seen[k.Value] = true
-		if err := fn(k.Value, k, n.Content[i+1]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return yamlerr.Fields(n, what, p.fail, fn)
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
