@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -77,7 +78,7 @@ func runClaimedExecution(p *Pass) {
 		Quote:      quote,
 		Confidence: 0.8,
 		Explanation: fmt.Sprintf("Nothing was executed in this run (no tool call, tool result or execution output), yet tests are reported as run and passing in %s: no step shows the run.",
-			plural(len(steps), "message", "messages")),
+			text.Plural(len(steps), "message", "messages")),
 	})
 }
 

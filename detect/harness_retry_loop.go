@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -92,7 +93,7 @@ func runHarnessRetryLoop(p *Pass) {
 	}
 	answered := "the agent called tools after each of them"
 	if idle > 0 {
-		answered = fmt.Sprintf("%s answered without a single tool call", plural(idle, "retry was", "retries were"))
+		answered = fmt.Sprintf("%s answered without a single tool call", text.Plural(idle, "retry was", "retries were"))
 	}
 	p.Report(trace.Finding{
 		Steps:      nudges,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -81,6 +82,6 @@ func runOutsideDataDir(p *Pass) {
 		Quote:      first,
 		Confidence: conf,
 		Explanation: fmt.Sprintf("The task confines the agent to %s, and %s looked outside it, first at %s (step %d).",
-			strings.Join(spec.DataDirs, ", "), plural(len(calls), "call", "calls"), first, calls[0]),
+			strings.Join(spec.DataDirs, ", "), text.Plural(len(calls), "call", "calls"), first, calls[0]),
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -60,7 +61,7 @@ func runRepeatedPlanUpdate(p *Pass) {
 			Quote:      quotable(t, steps[:1], run[0].Items[0].Text),
 			Confidence: min(conf, 0.9),
 			Explanation: fmt.Sprintf("The plan was written %d times with the same steps and statuses (steps %s), with %s in between: no step advanced.",
-				len(run), joinInts(steps), plural(work, "other tool call", "other tool calls")),
+				len(run), joinInts(steps), text.Plural(work, "other tool call", "other tool calls")),
 		})
 	}
 }

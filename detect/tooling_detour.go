@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 	"github.com/faultline/faultline/trace/toolcall"
 )
@@ -99,7 +100,7 @@ func runToolingDetour(p *Pass) {
 				Quote:      firstLine(f.output(detour[0]), 120),
 				Confidence: conf,
 				Explanation: fmt.Sprintf("After the call at step %d failed, the agent spent %s (%d on its own tooling rather than the incident data) before it read the data again.",
-					detour[0], plural(len(detour), "call", "calls"), tooling),
+					detour[0], text.Plural(len(detour), "call", "calls"), tooling),
 			})
 		}
 		detour, tooling, installs = detour[:0], 0, false

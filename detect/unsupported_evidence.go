@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -51,11 +52,11 @@ func runUnsupportedEvidence(p *Pass) {
 	if !f.agentActed() {
 		return
 	}
-	text, at, ok := f.diagnosisText()
+	diagnosis, at, ok := f.diagnosisText()
 	if !ok {
 		return
 	}
-	answer := f.zeroAnswer(text)
+	answer := f.zeroAnswer(diagnosis)
 	c := newCorpus(f)
 	var missing []string
 	weight := 0
@@ -128,7 +129,7 @@ func runUnsupportedEvidence(p *Pass) {
 		Quote:      quotable(t, steps, missing...),
 		Confidence: min(0.85, 0.55+0.1*float64(values+weight)),
 		Explanation: fmt.Sprintf("The diagnosis cites %s that no tool output, tool argument or prompt of the run contains: %s.",
-			plural(len(missing), "specific", "specifics"), strings.Join(quoteAll(shown), ", ")),
+			text.Plural(len(missing), "specific", "specifics"), strings.Join(quoteAll(shown), ", ")),
 	})
 }
 

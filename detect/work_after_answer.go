@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -59,7 +60,7 @@ func runWorkAfterAnswer(p *Pass) {
 		Quote:      a.File,
 		Confidence: min(0.9, 0.6+0.05*float64(len(after)-5)),
 		Explanation: fmt.Sprintf("%s was written and checked by step %d, and the agent went on for %s instead of stopping.",
-			a.File, done, plural(len(after), "more tool call", "more tool calls")),
+			a.File, done, text.Plural(len(after), "more tool call", "more tool calls")),
 	})
 }
 

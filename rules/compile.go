@@ -134,10 +134,3 @@ func citedNote(cited, of int) string {
 	}
 	return ""
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -31,6 +32,6 @@ func (s *countShape) eval(t *trace.Trace, work *int) []trace.Finding {
 		Steps: matched.cited,
 		Quote: first.quote(t),
 		Explanation: fmt.Sprintf("rule %s: %s matched (at least %d make a finding); first at step %d%s.",
-			s.name, plural(matched.total, "step", "steps"), s.atLeast, first.step, citedNote(len(matched.cited), matched.total)),
+			s.name, text.Plural(matched.total, "step", "steps"), s.atLeast, first.step, citedNote(len(matched.cited), matched.total)),
 	}}
 }

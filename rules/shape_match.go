@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -30,7 +31,7 @@ func (s *matchShape) eval(t *trace.Trace, work *int) []trace.Finding {
 		Steps: matched.cited,
 		Quote: first.quote(t),
 		Explanation: fmt.Sprintf("rule %s: %s matched; first at step %d%s.",
-			s.name, plural(matched.total, "step", "steps"), first.step, citedNote(len(matched.cited), matched.total)),
+			s.name, text.Plural(matched.total, "step", "steps"), first.step, citedNote(len(matched.cited), matched.total)),
 	}}
 }
 

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -80,6 +81,6 @@ func (s *neverFollowedShape) eval(t *trace.Trace, work *int) []trace.Finding {
 		Steps: missed.cited,
 		Quote: firstMissed.quote(t),
 		Explanation: fmt.Sprintf("rule %s: step %d matched first and no step matching by followed it %s; %s in all%s.",
-			s.name, firstMissed.step, window, plural(missed.total, "such step", "such steps"), citedNote(len(missed.cited), missed.total)),
+			s.name, firstMissed.step, window, text.Plural(missed.total, "such step", "such steps"), citedNote(len(missed.cited), missed.total)),
 	}}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -71,8 +72,8 @@ func (s *sequenceShape) eval(t *trace.Trace, work *int) []trace.Finding {
 		Steps: cited,
 		Quote: a.quote(t),
 		Explanation: fmt.Sprintf("rule %s: step %d (first) was followed by step %d (then), %s later (within %d); %s in all%s.",
-			s.name, a.step, b.step, plural(b.step-a.step, "step", "steps"), s.within,
-			plural(pairs.total, "such pair", "such pairs"), note),
+			s.name, a.step, b.step, text.Plural(b.step-a.step, "step", "steps"), s.within,
+			text.Plural(pairs.total, "such pair", "such pairs"), note),
 	}}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/internal/compare"
 	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -100,7 +101,7 @@ func writeDiff(w io.Writer, c *compare.Comparison) error {
 		}},
 		{"outcome", func(s compare.Side) string { return report.OutcomeText(s.Outcome) }},
 		{"steps", func(s compare.Side) string {
-			return fmt.Sprintf("%d, %s", s.Steps, report.Plural(s.ToolCalls, "tool call", "tool calls"))
+			return fmt.Sprintf("%d, %s", s.Steps, text.Plural(s.ToolCalls, "tool call", "tool calls"))
 		}},
 		{"tokens", func(s compare.Side) string {
 			if s.Tokens == 0 {
@@ -174,7 +175,7 @@ func wrapCell(s string, width int) []string {
 
 // diffCell is one side of a row: its step (the call, or the first of an
 // opening or closing) and its label, cut to the column; blank for a gap.
-func diffCell(c *compare.Cell) (step, text string) {
+func diffCell(c *compare.Cell) (step, cell string) {
 	if c == nil {
 		return "", ""
 	}
@@ -187,7 +188,7 @@ func diffCell(c *compare.Cell) (step, text string) {
 		label = "✗ " + label
 	}
 	if c.Call == nil && label == "" {
-		label = report.Plural(len(c.Steps), "step", "steps")
+		label = text.Plural(len(c.Steps), "step", "steps")
 	}
 	return fmt.Sprint(at), trace.Clip(label, diffCellWidth-1)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/faultline/faultline/guard"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/text"
 )
 
 // guardReplayJSON is the JSON form of `guard replay`.
@@ -141,7 +142,7 @@ tokens_after_on_failed, median_steps_before_end}.`,
 // writeReplay prints the replay's table and what its columns mean.
 func writeReplay(w io.Writer, out guardReplayJSON) error {
 	fmt.Fprintf(w, "policy %s: %s replayed, %d failed, %d succeeded, %d of unknown outcome\n\n",
-		out.Policy, report.Plural(out.Runs, "run", "runs"), out.Failed, out.Succeeded, out.Runs-out.Failed-out.Succeeded)
+		out.Policy, text.Plural(out.Runs, "run", "runs"), out.Failed, out.Succeeded, out.Runs-out.Failed-out.Succeeded)
 	if err := replayTable(out).Write(w); err != nil {
 		return err
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/pipeline"
-	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/text"
 
 	"github.com/spf13/cobra"
 
@@ -191,15 +191,15 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 
 func (r *ingestResult) line() string {
 	var parts []string
-	parts = append(parts, "ingested "+report.Plural(r.Traces, "trace", "traces")+" from "+report.Plural(r.Files, "file", "files"))
+	parts = append(parts, "ingested "+text.Plural(r.Traces, "trace", "traces")+" from "+text.Plural(r.Files, "file", "files"))
 	if r.Unchanged > 0 {
 		parts = append(parts, fmt.Sprintf("%d unchanged", r.Unchanged))
 	}
 	if r.Redetected > 0 {
-		parts = append(parts, report.Plural(r.Redetected, "unchanged trace detected again", "unchanged traces detected again")+" (the detectors or rules changed)")
+		parts = append(parts, text.Plural(r.Redetected, "unchanged trace detected again", "unchanged traces detected again")+" (the detectors or rules changed)")
 	}
 	if r.Skipped > 0 {
-		parts = append(parts, report.Plural(r.Skipped, "other file skipped", "other files skipped"))
+		parts = append(parts, text.Plural(r.Skipped, "other file skipped", "other files skipped"))
 	}
 	if r.Refused > 0 {
 		parts = append(parts, fmt.Sprintf("%d refused", r.Refused))
@@ -207,7 +207,7 @@ func (r *ingestResult) line() string {
 	if r.Replaced > 0 {
 		parts = append(parts, fmt.Sprintf("%d replaced with fewer steps", r.Replaced))
 	}
-	parts = append(parts, report.Plural(r.Errors, "error", "errors"))
+	parts = append(parts, text.Plural(r.Errors, "error", "errors"))
 	return strings.Join(parts, ", ")
 }
 

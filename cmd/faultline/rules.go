@@ -13,6 +13,7 @@ import (
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/config"
 	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/rules"
 	"github.com/faultline/faultline/trace"
 )
@@ -60,7 +61,7 @@ Exits non-zero when the file does not load.`,
 
 func (a *app) printRules(set *rules.Set) {
 	fmt.Fprintf(a.stdout, "%s: %s, %s, hash %s\n", set.Path,
-		report.Plural(len(set.Rules), "rule", "rules"), report.Plural(len(set.Codes), "code", "codes"), set.Hash)
+		text.Plural(len(set.Rules), "rule", "rules"), text.Plural(len(set.Codes), "code", "codes"), set.Hash)
 	if len(set.Rules) == 0 {
 		return
 	}
@@ -135,8 +136,8 @@ func (a *app) tryRules(ctx context.Context, set *rules.Set, paths []string) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "\n%s (%s) read from %s\n\n", report.Plural(sink.traces, "trace", "traces"),
-		report.Plural(sink.steps, "step", "steps"), report.Plural(sum.Files, "file", "files"))
+	fmt.Fprintf(a.stdout, "\n%s (%s) read from %s\n\n", text.Plural(sink.traces, "trace", "traces"),
+		text.Plural(sink.steps, "step", "steps"), text.Plural(sum.Files, "file", "files"))
 	table := report.Table{Header: []string{"RULE", "TRACES", "STEPS", "FINDINGS"}}
 	for _, d := range sink.ds {
 		n := sink.tally[d.Name]

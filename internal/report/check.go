@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/text"
 )
 
 // WriteCheck prints the outcome of `faultline check`: a verdict line, then
 // every figure that rose, regressions first.
 func WriteCheck(w io.Writer, res *analyze.CheckResult, baseline, current *analyze.Report, baselineName string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s by %s against %s (%s)\n", Plural(current.Traces, "trace", "traces"), current.By, Printable(baselineName), Plural(baseline.Traces, "trace", "traces"))
+	fmt.Fprintf(&b, "%s by %s against %s (%s)\n", text.Plural(current.Traces, "trace", "traces"), current.By, Printable(baselineName), text.Plural(baseline.Traces, "trace", "traces"))
 	fmt.Fprintf(&b, "limits: a mode's share of traces may rise by %s, modes per failed trace by %g\n", pointsOf(res.Limits.Prevalence), res.Limits.Density)
 	if n := res.Regressions(); n > 0 {
 		fmt.Fprintf(&b, "FAIL: %d of %d figures rose past their limit\n", n, res.Checked)

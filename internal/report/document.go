@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/score"
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/taxonomy"
 )
 
@@ -64,7 +65,7 @@ const maxListed = 10
 // and figures link to their traces only when given a link.
 func buildDocument(r *analyze.Report, charts bool, link LinkFunc) *document {
 	l := linker{f: link, all: r.All}
-	d := &document{Title: fmt.Sprintf("faultline cohort report: %s by %s", Plural(r.Traces, "trace", "traces"), r.By)}
+	d := &document{Title: fmt.Sprintf("faultline cohort report: %s by %s", text.Plural(r.Traces, "trace", "traces"), r.By)}
 	d.Lead = append(d.Lead,
 		fmt.Sprintf("Sources: %s. A MAST mode counts as present on a trace when any of them marks it present.", sourcesText(r)),
 		"Outcome: each trace's primary outcome (labels, then faultline's scoring, then the official one). "+
@@ -233,9 +234,9 @@ func unknownWhy(g *analyze.Group) string {
 		n := g.UnknownWhy[st]
 		switch score.Status(st) {
 		case score.NotDiagnosis:
-			parts = append(parts, fmt.Sprintf("%s not a root-cause diagnosis (a remediation plan, say), which root-cause ground truth does not grade", Plural(n, "trace is", "traces are")))
+			parts = append(parts, fmt.Sprintf("%s not a root-cause diagnosis (a remediation plan, say), which root-cause ground truth does not grade", text.Plural(n, "trace is", "traces are")))
 		case score.Unreadable:
-			parts = append(parts, fmt.Sprintf("%s the answer file in a way the trace does not show", Plural(n, "trace wrote", "traces wrote")))
+			parts = append(parts, fmt.Sprintf("%s the answer file in a way the trace does not show", text.Plural(n, "trace wrote", "traces wrote")))
 		default:
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
@@ -318,7 +319,7 @@ func densitySection(r *analyze.Report, groups []*analyze.Group, charts bool, l l
 func fatalSection(r *analyze.Report, groups []*analyze.Group, charts bool, l linker) section {
 	tests := "No group has enough outcomes to test."
 	if r.Tests > 0 {
-		tests = fmt.Sprintf("q-values are adjusted over the %s of this report.", Plural(r.Tests, "test", "tests"))
+		tests = fmt.Sprintf("q-values are adjusted over the %s of this report.", text.Plural(r.Tests, "test", "tests"))
 	}
 	s := section{ID: "fatal", Title: "Fatal and non-fatal modes", Intro: []string{
 		"Rule: " + r.Rule.Text,
@@ -373,10 +374,10 @@ func uncalledText(rule analyze.Rule, g *analyze.Group) string {
 	}
 	var short []string
 	if g.Succeeded < rule.MinSucceeded {
-		short = append(short, fmt.Sprintf("%s of the %d needed", Plural(g.Succeeded, "successful trace", "successful traces"), rule.MinSucceeded))
+		short = append(short, fmt.Sprintf("%s of the %d needed", text.Plural(g.Succeeded, "successful trace", "successful traces"), rule.MinSucceeded))
 	}
 	if g.Failed < rule.MinFailed {
-		short = append(short, fmt.Sprintf("%s of the %d needed", Plural(g.Failed, "failed trace", "failed traces"), rule.MinFailed))
+		short = append(short, fmt.Sprintf("%s of the %d needed", text.Plural(g.Failed, "failed trace", "failed traces"), rule.MinFailed))
 	}
 	return classNames[class] + " to call: " + strings.Join(short, " and ")
 }
@@ -402,7 +403,7 @@ func cooccurrenceSection(groups []*analyze.Group, l linker) section {
 		}
 		b := block{Heading: groupHeading(g), Table: t}
 		if more := len(g.Pairs) - maxListed; more > 0 {
-			b.Notes = append(b.Notes, fmt.Sprintf("%s more in the JSON form.", Plural(more, "pair", "pairs")))
+			b.Notes = append(b.Notes, fmt.Sprintf("%s more in the JSON form.", text.Plural(more, "pair", "pairs")))
 		}
 		s.Blocks = append(s.Blocks, b)
 	}
@@ -423,7 +424,7 @@ func cascadeSection(groups []*analyze.Group, charts bool, l linker) section {
 			continue
 		}
 		var notes []string
-		notes = append(notes, fmt.Sprintf("Ordered: %d of the %s with MAST modes", c.Ordered, Plural(c.Failed, "failed trace", "failed traces"))+
+		notes = append(notes, fmt.Sprintf("Ordered: %d of the %s with MAST modes", c.Ordered, text.Plural(c.Failed, "failed trace", "failed traces"))+
 			unlocatedText(c)+".")
 		if c.Ordered == 0 {
 			s.Blocks = append(s.Blocks, block{Heading: g.Name, Notes: notes})
@@ -447,7 +448,7 @@ func cascadeSection(groups []*analyze.Group, charts bool, l linker) section {
 			}
 			tb := block{Table: tt}
 			if more := len(c.Transitions) - maxListed; more > 0 {
-				tb.Notes = append(tb.Notes, fmt.Sprintf("%s more in the JSON form.", Plural(more, "transition", "transitions")))
+				tb.Notes = append(tb.Notes, fmt.Sprintf("%s more in the JSON form.", text.Plural(more, "transition", "transitions")))
 			}
 			s.Blocks = append(s.Blocks, tb)
 		}
@@ -461,7 +462,7 @@ func cascadeSection(groups []*analyze.Group, charts bool, l linker) section {
 func unlocatedText(c analyze.Cascades) string {
 	var parts []string
 	if c.Unlocated > 0 {
-		parts = append(parts, fmt.Sprintf("%s left out for want of a location", Plural(c.Unlocated, "mode occurrence", "mode occurrences")))
+		parts = append(parts, fmt.Sprintf("%s left out for want of a location", text.Plural(c.Unlocated, "mode occurrence", "mode occurrences")))
 	}
 	if c.Ties > 0 {
 		parts = append(parts, fmt.Sprintf("%d with modes first seen at the same step, ordered by code", c.Ties))
@@ -636,7 +637,7 @@ func modeNameOf(groups []*analyze.Group, code string) string {
 }
 
 func groupHeading(g *analyze.Group) string {
-	return fmt.Sprintf("%s: %s, %d failed, %d succeeded", g.Name, Plural(g.Traces, "trace", "traces"), g.Failed, g.Succeeded)
+	return fmt.Sprintf("%s: %s, %d failed, %d succeeded", g.Name, text.Plural(g.Traces, "trace", "traces"), g.Failed, g.Succeeded)
 }
 
 // classNames words each class of the rule.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/pipeline"
+	"github.com/faultline/faultline/internal/text"
 
 	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/internal/score"
@@ -56,7 +57,7 @@ func WriteScores(w io.Writer, res *pipeline.ScoreResult, details bool) error {
 	fmt.Fprintf(w, "\n\"all\" is the mean of the %d scenario means ± its standard error; a scenario's cell is the mean over its trials.\n", len(agg.Scenarios))
 	for _, st := range []score.Status{score.NotDiagnosis, score.Unreadable, score.NoGroundTruth} {
 		if n := agg.UnscoredBy[st]; n > 0 {
-			fmt.Fprintf(w, "%s left unscored: %s.\n", Plural(n, "trace", "traces"), unscoredWhy[st])
+			fmt.Fprintf(w, "%s left unscored: %s.\n", text.Plural(n, "trace", "traces"), unscoredWhy[st])
 		}
 	}
 	writeChanges(w, res)
@@ -100,7 +101,7 @@ func writeChanges(w io.Writer, res *pipeline.ScoreResult) {
 			by[e.GroundTruth]++
 		}
 		for _, f := range files {
-			fmt.Fprintf(w, "%s left out: a ground truth of their own lies beside them (%s), and only it grades them.\n", Plural(by[f], "trace", "traces"), f)
+			fmt.Fprintf(w, "%s left out: a ground truth of their own lies beside them (%s), and only it grades them.\n", text.Plural(by[f], "trace", "traces"), f)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/taxonomy"
 )
 
@@ -205,7 +206,7 @@ func densityChart(groups []*analyze.Group, l linker) template.HTML {
 			s.linked(l.traces(g, Traces{Outcome: "failure", ModeCount: &modes}), func() {
 				s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`,
 					x, y+2, w, rowH-4, densityColour(k, maxK),
-					esc(fmt.Sprintf("%s: %d of %d failed traces with %s", g.Name, n, g.Failed, Plural(k, "mode", "modes"))))
+					esc(fmt.Sprintf("%s: %d of %d failed traces with %s", g.Name, n, g.Failed, text.Plural(k, "mode", "modes"))))
 				if w >= 22 {
 					class := "cell"
 					if 2*k > maxK {
@@ -216,7 +217,7 @@ func densityChart(groups []*analyze.Group, l linker) template.HTML {
 			})
 			x += w
 		}
-		note := Plural(g.Failed, "failed trace", "failed traces")
+		note := text.Plural(g.Failed, "failed trace", "failed traces")
 		if m := g.Density.Failed.Value; m != nil {
 			note += fmt.Sprintf(" · mean %.1f", *m)
 		}
@@ -325,7 +326,7 @@ func cascadeGraph(g *analyze.Group, l linker) template.HTML {
 		width := 1.2 + 4*float64(t.Count)/float64(maxCount)
 		s.linked(l.to(g, "failure", t.From, t.To), func() {
 			s.add(`<path d="M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f" class="%s" stroke-width="%.1f"><title>%s</title></path>`,
-				x1, y, x1, ctl, x2, ctl, x2, y, class, width, esc(fmt.Sprintf("%s → %s: %s", t.From, t.To, Plural(t.Count, "cascade", "cascades"))))
+				x1, y, x1, ctl, x2, ctl, x2, y, class, width, esc(fmt.Sprintf("%s → %s: %s", t.From, t.To, text.Plural(t.Count, "cascade", "cascades"))))
 			// The arrowhead, pointing into the node.
 			s.add(`<path d="M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f z" class="head"/>`, x2-4, y+dir*8, x2+4, y+dir*8, x2, y)
 			label := fmt.Sprint(t.Count)
@@ -347,7 +348,7 @@ func cascadeGraph(g *analyze.Group, l linker) template.HTML {
 		}
 		s.linked(l.to(g, "failure", m), func() {
 			s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="5" class="%s"><title>%s</title></rect>`,
-				x, baseY, nodeW, nodeH, class, esc(fmt.Sprintf("%s %s: first in %s", m, name, Plural(onsets[m], "cascade", "cascades"))))
+				x, baseY, nodeW, nodeH, class, esc(fmt.Sprintf("%s %s: first in %s", m, name, text.Plural(onsets[m], "cascade", "cascades"))))
 			if n := onsets[m]; n > 0 {
 				s.text(x+nodeW/2, baseY+15, "middle", "label", m)
 				s.text(x+nodeW/2, baseY+28, "middle", "axis", fmt.Sprintf("first in %d", n))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/internal/analyze"
+	"github.com/faultline/faultline/internal/text"
 )
 
 // floats reads the numbers of a submatch list.
@@ -70,7 +71,7 @@ func TestCascadeGraph(t *testing.T) {
 					ends[p] = true
 				}
 				v := floats(t, []string{a[1], a[3]})
-				want := fmt.Sprintf("%s → %s: %s", tt.transitions[i].From, tt.transitions[i].To, Plural(tt.transitions[i].Count, "cascade", "cascades"))
+				want := fmt.Sprintf("%s → %s: %s", tt.transitions[i].From, tt.transitions[i].To, text.Plural(tt.transitions[i].Count, "cascade", "cascades"))
 				if a[6] != want {
 					t.Errorf("arc %d is %q, want %q", i, a[6], want)
 				}

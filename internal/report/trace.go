@@ -13,6 +13,7 @@ import (
 	"github.com/faultline/faultline/internal/judge"
 	"github.com/faultline/faultline/internal/score"
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -109,7 +110,7 @@ func (p *printer) header(t *trace.Trace) {
 	if t.Task != "" {
 		p.printf("task      %s\n", TaskTitle(t.Task, 100))
 	}
-	line := fmt.Sprintf("%d steps: %s", len(t.Steps), Plural(t.CountKind(trace.KindToolCall), "tool call", "tool calls"))
+	line := fmt.Sprintf("%d steps: %s", len(t.Steps), text.Plural(t.CountKind(trace.KindToolCall), "tool call", "tool calls"))
 	if t.Usage.TotalTokens > 0 {
 		line += fmt.Sprintf(", %d tokens", t.Usage.TotalTokens)
 	}
@@ -378,12 +379,4 @@ func TaskTitle(task string, n int) string {
 		}
 	}
 	return "-"
-}
-
-// Plural is n followed by the word for one or for many.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
