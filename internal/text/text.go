@@ -1,7 +1,9 @@
 // Package text holds small string helpers that packages of every layer
 // share: the edit distance that suggests a name for a misspelt one, and a
-// cut at a number of characters.
+// cut at a number of characters, a count with its noun.
 package text
+
+import "fmt"
 
 // Distance is the Levenshtein distance between a and b, in runes.
 func Distance(a, b string) int {
@@ -36,4 +38,13 @@ func Head(s string, n int) string {
 		count++
 	}
 	return s
+}
+
+// Plural counts n of a thing, in its singular or plural form: "1 trace",
+// "3 traces".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
