@@ -257,3 +257,16 @@ func TestIsCustomCode(t *testing.T) {
 		}
 	}
 }
+
+func TestModeName(t *testing.T) {
+	set, err := Parse("r.yaml", []byte("codes:\n  - code: OPS-1\n    name: Shell failed\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := set.CodeNames()
+	for code, want := range map[string]string{"FM-1.3": "Step repetition", "SYS-1": "Empty model response", "OPS-1": "Shell failed", "OPS-2": ""} {
+		if got := ModeName(code, names); got != want {
+			t.Errorf("ModeName(%s) = %q, want %q", code, got, want)
+		}
+	}
+}

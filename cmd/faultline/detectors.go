@@ -9,6 +9,7 @@ import (
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/report"
+	"github.com/faultline/faultline/rules"
 )
 
 type detectorJSON struct {
@@ -50,7 +51,7 @@ faultline.yaml) are listed after the built-in detectors.
 			}
 			var list []detectorJSON
 			for _, d := range ds {
-				dj := detectorJSON{Name: d.Name, Mode: d.Mode, ModeName: modeName(set, d.Mode), Summary: d.Summary(), Doc: d.Doc}
+				dj := detectorJSON{Name: d.Name, Mode: d.Mode, ModeName: rules.ModeName(d.Mode, set.CodeNames()), Summary: d.Summary(), Doc: d.Doc}
 				if d.Version != "" {
 					dj.Rule = set.Path
 				}

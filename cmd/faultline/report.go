@@ -40,7 +40,7 @@ func (a *app) cohortOptions(ctx context.Context, st database, f *cohortFlags, id
 	if err != nil {
 		return analyze.ReportOptions{}, err
 	}
-	opt := analyze.ReportOptions{By: f.by, Sources: f.filter.Sources, IDs: ids, Aliases: aliases, CodeNames: codeNames(set)}
+	opt := analyze.ReportOptions{By: f.by, Sources: f.filter.Sources, IDs: ids, Aliases: aliases, CodeNames: set.CodeNames()}
 	if !filtered(f.filter) {
 		return opt, nil
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/faultline/faultline/internal/config"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/rules"
-	"github.com/faultline/faultline/taxonomy"
 )
 
 // ruleSet reads the user's rules: the file --rules names, else the rules
@@ -52,24 +51,6 @@ func (a *app) detectors() ([]*detect.Detector, error) {
 		return detect.All, nil
 	}
 	return append(append([]*detect.Detector{}, detect.All...), set.Detectors()...), nil
-}
-
-// modeName names a MAST or system code, or a code the rule file declares.
-func modeName(set *rules.Set, code string) string {
-	if name := taxonomy.Name(code); name != "" {
-		return name
-	}
-	c, _ := set.Code(code)
-	return c.Name
-}
-
-// codeNames names the codes the rule file declares.
-func codeNames(set *rules.Set) map[string]string {
-	names := make(map[string]string, len(set.Codes))
-	for _, c := range set.Codes {
-		names[c.Code] = c.Name
-	}
-	return names
 }
 
 // lintRules warns of the rules that name a tool none of the traces just

@@ -78,11 +78,11 @@ every run against the given ground truth instead.`,
 			if err != nil {
 				return err
 			}
-			rules, err := a.ruleSet()
+			ruleSet, err := a.ruleSet()
 			if err != nil {
 				return err
 			}
-			srv, err := web.New(web.Config{Store: st, Token: token, GroundTruth: set, Aliases: aliases, CodeNames: codeNames(rules), Log: a.log})
+			srv, err := web.New(web.Config{Store: st, Token: token, GroundTruth: set, Aliases: aliases, CodeNames: ruleSet.CodeNames(), Log: a.log})
 			if err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/report"
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/rules"
 	"github.com/faultline/faultline/taxonomy"
 	"github.com/faultline/faultline/trace"
 )
@@ -59,10 +60,7 @@ var pageNames = []string{"dashboard", "traces", "trace", "labels", "agreement", 
 // rules wherever a page names a mode.
 func loadPages(codeNames map[string]string) (*pages, error) {
 	base, err := template.New("").Funcs(funcs).Funcs(template.FuncMap{"modeName": func(code string) string {
-		if name := taxonomy.Name(code); name != "" {
-			return name
-		}
-		return codeNames[code]
+		return rules.ModeName(code, codeNames)
 	}}).ParseFS(templateFiles, "templates/layout.html", "templates/parts.html")
 	if err != nil {
 		return nil, fmt.Errorf("web templates: %w", err)
