@@ -249,9 +249,7 @@ func (f *judgeFlags) settings(cmd *cobra.Command, path string) (*judge.Config, e
 func (a *app) judgeClient(cfg *judge.Config, key string, format judge.Format, conns int) *judge.OpenAI {
 	return judge.NewOpenAI(judge.ClientOptions{
 		BaseURL: cfg.BaseURL, APIKey: key, Format: format, Timeout: cfg.Timeout, Retries: *cfg.Retries,
-		RequestsPerMinute: cfg.RequestsPerMinute, MinBackoff: judge.DefaultClientOptions.MinBackoff,
-		MaxBackoff: judge.DefaultClientOptions.MaxBackoff, MaxRetryAfter: judge.DefaultClientOptions.MaxRetryAfter,
-		Conns: conns, Log: a.log,
+		RequestsPerMinute: cfg.RequestsPerMinute, Conns: conns, Log: a.log,
 	})
 }
 

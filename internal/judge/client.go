@@ -84,7 +84,8 @@ type ClientOptions struct {
 	// RequestsPerMinute limits the call rate on the client side; 0: no limit.
 	RequestsPerMinute float64
 	// MinBackoff and MaxBackoff bound the exponential backoff between
-	// attempts (with jitter) when the endpoint gives no Retry-After.
+	// attempts (with jitter) when the endpoint gives no Retry-After; 0 is
+	// DefaultClientOptions'.
 	MinBackoff, MaxBackoff time.Duration
 	// MaxRetryAfter is the longest Retry-After honoured; an endpoint asking
 	// for a longer pause (a spent quota) fails the call instead. 0 is
@@ -133,6 +134,14 @@ type OpenAI struct {
 func NewOpenAI(opt ClientOptions) *OpenAI {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = max(opt.Conns, 2)
+	// Unset waits are the defaults', so that callers name only what they
+	// choose.
+	if opt.MinBackoff <= 0 {
+		opt.MinBackoff = DefaultClientOptions.MinBackoff
+	}
+	if opt.MaxBackoff <= 0 {
+		opt.MaxBackoff = DefaultClientOptions.MaxBackoff
+	}
 	if opt.MaxRetryAfter <= 0 {
 		opt.MaxRetryAfter = DefaultClientOptions.MaxRetryAfter
 	}

@@ -328,3 +328,12 @@ func TestChatURL(t *testing.T) {
 		}
 	}
 }
+
+// A client's unset waits are the defaults; those set are kept.
+func TestNewOpenAIDefaultsWaits(t *testing.T) {
+	c := NewOpenAI(ClientOptions{MaxBackoff: time.Second})
+	d := DefaultClientOptions
+	if c.opt.MinBackoff != d.MinBackoff || c.opt.MaxBackoff != time.Second || c.opt.MaxRetryAfter != d.MaxRetryAfter {
+		t.Errorf("waits %v, %v, %v", c.opt.MinBackoff, c.opt.MaxBackoff, c.opt.MaxRetryAfter)
+	}
+}

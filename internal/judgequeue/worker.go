@@ -225,8 +225,7 @@ func (w *Worker) endpointClient(ep Endpoint) (*judge.OpenAI, error) {
 	apiKey, _ := w.opt.APIKey(ep.APIKeyEnv)
 	c := judge.NewOpenAI(judge.ClientOptions{
 		BaseURL: ep.BaseURL, APIKey: apiKey, Format: format, Timeout: w.opt.Timeout, Retries: 0,
-		MinBackoff: judge.DefaultClientOptions.MinBackoff, MaxBackoff: judge.DefaultClientOptions.MaxBackoff,
-		MaxRetryAfter: judge.DefaultClientOptions.MaxRetryAfter, Conns: w.opt.Concurrency, Log: w.opt.Log,
+		Conns: w.opt.Concurrency, Log: w.opt.Log,
 	})
 	w.clients[key] = c
 	return c, nil
