@@ -3,10 +3,10 @@ package detect
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -39,11 +39,11 @@ announcement of several steps at once is satisfied by any of them.`,
 }
 
 var (
-	intent = regexp.MustCompile(`(?i)\b(?:i'll|i will|i'm going to|i am going to|let me|let's|next,? i|now,? i)\b` +
+	intent = text.Regexp(`(?i)\b(?:i'll|i will|i'm going to|i am going to|let me|let's|next,? i|now,? i)\b` +
 		// or an instruction to itself: a sentence opening with a verb of investigation
 		`|^(?:` + strings.Join(intentVerbs, "|") + `)\b`)
-	notIntent = regexp.MustCompile(`(?i)\b(?:not|n't|instead of|rather than|skip|skipping|avoid|without|already)\b`)
-	fileName  = regexp.MustCompile(`\b[\w.-]+\.(?:json|ya?ml|tsv|csv|log|txt|md|py|sh)\b`)
+	notIntent = text.Regexp(`(?i)\b(?:not|n't|instead of|rather than|skip|skipping|avoid|without|already)\b`)
+	fileName  = text.Regexp(`\b[\w.-]+\.(?:json|ya?ml|tsv|csv|log|txt|md|py|sh)\b`)
 )
 
 func runAnnouncedActionMismatch(p *Pass) {
@@ -214,12 +214,12 @@ func announcement(text string, vocab map[string]bool) (string, map[string]bool, 
 		if lower := strings.ToLower(s); !containsAny(lower, intentWords) && !startsWithAny(lower, intentVerbs) {
 			continue // cheaply: no phrase of intent
 		}
-		loc := intent.FindStringIndex(s)
-		if loc == nil || notIntent.MatchString(s) {
+		loc := intent().FindStringIndex(s)
+		if loc == nil || notIntent().MatchString(s) {
 			continue
 		}
 		rest := s[loc[0]:]
-		named, named2 := toolsNamed(rest, vocab), fileName.FindAllString(rest, -1)
+		named, named2 := toolsNamed(rest, vocab), fileName().FindAllString(rest, -1)
 		if len(named) == 0 && len(named2) == 0 {
 			continue
 		}

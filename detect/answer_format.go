@@ -2,10 +2,10 @@ package detect
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/faultline/faultline/internal/itbench"
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -33,12 +33,12 @@ other than the final JSON") that are not about the file.`,
 }
 
 var (
-	entityName = regexp.MustCompile(`^[^/\s]+/[^/\s]+/[^/\s]+$`)
-	uid        = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	entityName = text.Regexp(`^[^/\s]+/[^/\s]+/[^/\s]+$`)
+	uid        = text.Regexp(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	// sentenceEnd is a full stop, question or exclamation mark after a word
 	// of two or more letters or digits and before a capital: a boundary that
 	// abbreviations ("e.g. The") and decimals do not produce.
-	sentenceEnd = regexp.MustCompile(`[A-Za-z0-9)\]'"]{2}[.!?]+\s+[A-Z]`)
+	sentenceEnd = text.Regexp(`[A-Za-z0-9)\]'"]{2}[.!?]+\s+[A-Z]`)
 )
 
 func runAnswerFormat(p *Pass) {
@@ -117,9 +117,9 @@ func runAnswerFormat(p *Pass) {
 func checkName(name, what string, note func(quote, format string, args ...any)) {
 	switch {
 	case name == "":
-	case !entityName.MatchString(name):
+	case !entityName().MatchString(name):
 		note(name, "%s %q is not namespace/Kind/name", what, name)
-	case uid.MatchString(name):
+	case uid().MatchString(name):
 		note(name, "%s %q contains a UID", what, name)
 	}
 }
@@ -135,7 +135,7 @@ func checkSentences(spec *taskSpec, answer *zeroAnswer, note func(quote, format 
 				if !ok {
 					continue
 				}
-				if n := len(sentenceEnd.FindAllStringIndex(text, -1)) + 1; n > spec.SentenceLimit {
+				if n := len(sentenceEnd().FindAllStringIndex(text, -1)) + 1; n > spec.SentenceLimit {
 					note(quoteFrom(text, 80), "%s %d %s has %d sentences, more than the %d allowed", section, k+1, field, n, spec.SentenceLimit)
 				}
 			}

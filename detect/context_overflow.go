@@ -1,6 +1,6 @@
 package detect
 
-import "regexp"
+import "github.com/faultline/faultline/internal/text"
 
 // ContextOverflow finds SYS-4: the conversation outgrew the context window.
 var ContextOverflow = &Detector{
@@ -16,8 +16,12 @@ not an overflow), and overflows reported in other words.`,
 	Run: runContextOverflow,
 }
 
-var contextOverflowText = regexp.MustCompile(`(?i)\bcontext[ _-]?(?:length|window)[ _-]?(?:exceeded|is exceeded|overflow)|\bcontext_length_exceeded\b|\bmaximum context length\b|\bprompt is too long\b|\bexceeds? (?:the|your|its) (?:model'?s )?context (?:window|length)\b|\btoo many tokens\b`)
+// contextOverflowPattern is what an overflow says; infrastructure-error
+// leaves it to this detector.
+const contextOverflowPattern = `(?i)\bcontext[ _-]?(?:length|window)[ _-]?(?:exceeded|is exceeded|overflow)|\bcontext_length_exceeded\b|\bmaximum context length\b|\bprompt is too long\b|\bexceeds? (?:the|your|its) (?:model'?s )?context (?:window|length)\b|\btoo many tokens\b`
+
+var contextOverflowText = text.Regexp(contextOverflowPattern)
 
 func runContextOverflow(p *Pass) {
-	reportHarnessText(p, matchText(contextOverflowText, nil, "context", "prompt is too long", "tokens"), 0.9, 0.7, "The conversation no longer fitted in the model's context window")
+	reportHarnessText(p, matchText(contextOverflowText(), nil, "context", "prompt is too long", "tokens"), 0.9, 0.7, "The conversation no longer fitted in the model's context window")
 }

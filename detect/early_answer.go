@@ -2,9 +2,9 @@ package detect
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -31,7 +31,7 @@ be silent.`,
 }
 
 // navigation matches commands that look around rather than read evidence.
-var navigation = regexp.MustCompile(`^\s*(?:ls|find|tree|pwd|cd|echo|mkdir|touch|which|whoami|date)\b`)
+var navigation = text.Regexp(`^\s*(?:ls|find|tree|pwd|cd|echo|mkdir|touch|which|whoami|date)\b`)
 
 func runEarlyAnswer(p *Pass) {
 	t, f := p.Trace, p.facts
@@ -67,7 +67,7 @@ func runEarlyAnswer(p *Pass) {
 		if s.Kind != trace.KindToolCall || isPlanTool(s.Tool) || !f.succeeded(i) || (file != "" && strings.Contains(s.Args, file)) {
 			continue
 		}
-		if navigation.MatchString(f.command(i)) || strings.TrimSpace(f.output(i)) == "" {
+		if navigation().MatchString(f.command(i)) || strings.TrimSpace(f.output(i)) == "" {
 			continue
 		}
 		evidence = append(evidence, i)

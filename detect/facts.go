@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/maphash"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 	"github.com/faultline/faultline/trace/toolcall"
 )
@@ -468,7 +468,7 @@ func harnessReport(s *trace.Step) (string, bool) {
 // toolMention matches a snake_case name right after a word that introduces a
 // tool ("with get_trace_error_tree", "use `log_analysis`", "ask get_metric_anomalies"): a tool named in
 // words, whether or not the run ever calls it.
-var toolMention = regexp.MustCompile("(?i)\\b(?:with|using|use|via|run|call|calling|running|ask|asking|query|querying)\\s+`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\\b`?(?:[^.\\w]|\\.\\s|\\.$|$)")
+var toolMention = text.Regexp("(?i)\\b(?:with|using|use|via|run|call|calling|running|ask|asking|query|querying)\\s+`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\\b`?(?:[^.\\w]|\\.\\s|\\.$|$)")
 
 // toolsNamed returns the tools a text names: the run's own tools (names of
 // four characters or more, so that "ls" in prose is not a call of it) and
@@ -483,7 +483,7 @@ func toolsNamed(text string, vocab map[string]bool) map[string]bool {
 		}
 	}
 	if strings.Contains(text, "_") { // a snake_case name needs one
-		for _, m := range toolMention.FindAllStringSubmatch(text, -1) {
+		for _, m := range toolMention().FindAllStringSubmatch(text, -1) {
 			tools[m[1]] = true
 		}
 	}

@@ -2,9 +2,9 @@ package detect
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -26,7 +26,7 @@ itself disobeys.`,
 	Run: runForbiddenFileRead,
 }
 
-var listingOnly = regexp.MustCompile(`^\s*(?:ls|tree|find)\b`)
+var listingOnly = text.Regexp(`^\s*(?:ls|tree|find)\b`)
 
 func runForbiddenFileRead(p *Pass) {
 	t, f := p.Trace, p.facts
@@ -43,7 +43,7 @@ func runForbiddenFileRead(p *Pass) {
 				continue
 			}
 			cmd := f.command(i)
-			if strings.Contains(s.Args, ban.Name) && !(listingOnly.MatchString(cmd) && !strings.Contains(cmd, "-exec")) {
+			if strings.Contains(s.Args, ban.Name) && !(listingOnly().MatchString(cmd) && !strings.Contains(cmd, "-exec")) {
 				calls = append(calls, i)
 				direct = true
 				continue

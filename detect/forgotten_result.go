@@ -2,9 +2,9 @@ package detect
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -30,7 +30,7 @@ repeated-tool-call, only when the output is identical); contradicting an observe
 // for notYet to match in it.
 var notYetWords = []string{"have not", "haven't", "has not", "hasn't", "did not", "didn't", "not yet", "have yet to"}
 
-var notYet = regexp.MustCompile(`(?i)\b(?:have not|haven't|has not|hasn't|did not|didn't)\s+(?:yet\s+)?(?:checked|looked|seen|examined|read|verified|inspected|queried|run|confirmed)\b|\bnot yet (?:checked|looked|seen|examined|read|verified|inspected|queried|run|confirmed)\b|\bhave yet to (?:check|look|see|examine|read|verify|inspect|query|run|confirm)\b`)
+var notYet = text.Regexp(`(?i)\b(?:have not|haven't|has not|hasn't|did not|didn't)\s+(?:yet\s+)?(?:checked|looked|seen|examined|read|verified|inspected|queried|run|confirmed)\b|\bnot yet (?:checked|looked|seen|examined|read|verified|inspected|queried|run|confirmed)\b|\bhave yet to (?:check|look|see|examine|read|verify|inspect|query|run|confirm)\b`)
 
 func runForgottenResult(p *Pass) {
 	t, f := p.Trace, p.facts
@@ -42,7 +42,7 @@ func runForgottenResult(p *Pass) {
 		if !containsAny(strings.ToLower(text), notYetWords) {
 			continue // cheaply: none of the phrases a claim needs
 		}
-		loc := notYet.FindStringIndex(text)
+		loc := notYet().FindStringIndex(text)
 		if loc == nil {
 			continue
 		}

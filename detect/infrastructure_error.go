@@ -1,8 +1,7 @@
 package detect
 
 import (
-	"regexp"
-
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -24,17 +23,17 @@ of the web pages or APIs an agent browses are the task's environment and not rep
 }
 
 var (
-	toolServerDown = regexp.MustCompile(`(?i)\b(?:mcp|tool)[ _-]?server\b[^\n]{0,60}\b(?:error|unavailable|not running|crashed|failed|closed|disconnected|exited)\b|\btimed out awaiting tools/call\b|\bconnection (?:refused|reset by peer)\b|\b(?:502 bad gateway|503 service unavailable|504 gateway time-?out)\b|\bbroken pipe\b`)
+	toolServerDown = text.Regexp(`(?i)\b(?:mcp|tool)[ _-]?server\b[^\n]{0,60}\b(?:error|unavailable|not running|crashed|failed|closed|disconnected|exited)\b|\btimed out awaiting tools/call\b|\bconnection (?:refused|reset by peer)\b|\b(?:502 bad gateway|503 service unavailable|504 gateway time-?out)\b|\bbroken pipe\b`)
 	// othersClaim matches what the more specific system detectors report.
-	othersClaim = regexp.MustCompile(rateLimitText.String() + "|" + contextOverflowText.String())
+	othersClaim = text.Regexp(rateLimitPattern + "|" + contextOverflowPattern)
 )
 
 func runInfrastructureError(p *Pass) {
-	serverDown := matchText(toolServerDown, othersClaim, "server", "timed out", "connection", "gateway", "unavailable", "broken pipe")
+	serverDown := matchText(toolServerDown(), othersClaim(), "server", "timed out", "connection", "gateway", "unavailable", "broken pipe")
 	reportHarnessText(p, func(s *trace.Step, r harnessText) int {
 		// An error event is a failure in itself, whatever it says.
 		if s.Kind == trace.KindError {
-			if othersClaim.MatchString(r.text) {
+			if othersClaim().MatchString(r.text) {
 				return -1
 			}
 			return 0

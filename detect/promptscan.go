@@ -2,8 +2,11 @@ package detect
 
 import (
 	"regexp"
+
 	"slices"
 	"strings"
+
+	"github.com/faultline/faultline/internal/text"
 )
 
 // Reading a prompt's requirements with regular expressions tried at every
@@ -48,16 +51,18 @@ func asciiLower(s string) string {
 
 // wordRule is a case-insensitive rule whose every match begins, at a word
 // boundary, with one of words (lower case).
+// Both expressions compile on first use (text.Regexp): the rule as written
+// mostly never, since it serves only folded texts and sentence scans.
 type wordRule struct {
-	rule     *regexp.Regexp
-	anchored *regexp.Regexp // rule, matching only at the start of the text
+	rule     func() *regexp.Regexp
+	anchored func() *regexp.Regexp // rule, matching only at the start of the text
 	words    []string
 }
 
 func newWordRule(pattern string, words ...string) wordRule {
 	return wordRule{
-		rule:     regexp.MustCompile(pattern),
-		anchored: regexp.MustCompile(`^(?:` + pattern + `)`),
+		rule:     text.Regexp(pattern),
+		anchored: text.Regexp(`^(?:` + pattern + `)`),
 		words:    words,
 	}
 }
@@ -74,7 +79,7 @@ func (r wordRule) find(p prompt) []string {
 // FindAllStringSubmatch.
 func (r wordRule) findAll(p prompt, n int) [][]string {
 	if p.folded {
-		return r.rule.FindAllStringSubmatch(p.text, n)
+		return r.rule().FindAllStringSubmatch(p.text, n)
 	}
 	var out [][]string
 	end := 0 // matches do not overlap
@@ -82,7 +87,7 @@ func (r wordRule) findAll(p prompt, n int) [][]string {
 		if at < end || (at > 0 && isWordByte(p.text[at-1])) { // no \b there
 			continue
 		}
-		loc := r.anchored.FindStringSubmatchIndex(p.text[at:])
+		loc := r.anchored().FindStringSubmatchIndex(p.text[at:])
 		if loc == nil {
 			continue
 		}
@@ -123,14 +128,14 @@ func wordStarts(lower string, words []string) []int {
 // stop nor a line break and contain a phrase (lower case): it is tried only
 // on the stretches between those that contain the phrase.
 type phraseRule struct {
-	rule   *regexp.Regexp
+	rule   func() *regexp.Regexp // compiled on first use (text.Regexp)
 	phrase string
 }
 
 // find returns the leftmost match and its groups, as FindStringSubmatch.
 func (r phraseRule) find(p prompt) []string {
 	if p.folded {
-		return r.rule.FindStringSubmatch(p.text)
+		return r.rule().FindStringSubmatch(p.text)
 	}
 	from := 0
 	for {
@@ -144,7 +149,7 @@ func (r phraseRule) find(p prompt) []string {
 		if j := strings.IndexAny(p.text[i:], ".\n"); j >= 0 {
 			stop = i + j
 		}
-		if m := r.rule.FindStringSubmatch(p.text[start:stop]); m != nil {
+		if m := r.rule().FindStringSubmatch(p.text[start:stop]); m != nil {
 			return m
 		}
 		from = stop
@@ -154,7 +159,7 @@ func (r phraseRule) find(p prompt) []string {
 // lineRule is a case-insensitive rule matched within one line, which it
 // matches only when the line holds one of words (lower case).
 type lineRule struct {
-	rule  *regexp.Regexp
+	rule  func() *regexp.Regexp // compiled on first use (text.Regexp)
 	words []string
 }
 
@@ -164,5 +169,5 @@ func (r lineRule) matches(line, lower string, folded bool) bool {
 	if !folded && !slices.ContainsFunc(r.words, func(w string) bool { return strings.Contains(lower, w) }) {
 		return false
 	}
-	return r.rule.MatchString(line)
+	return r.rule().MatchString(line)
 }

@@ -45,20 +45,20 @@ func checkPromptRules(t *testing.T, text string) {
 		"output": outputRule, "validator": validatorRule, "forbidden": forbiddenRule,
 		"banned": bannedRule, "workdir": workDirRule, "json-only": jsonOnlyRule,
 	} {
-		want := rule.rule.FindAllStringSubmatch(text, -1)
+		want := rule.rule().FindAllStringSubmatch(text, -1)
 		if got := rule.findAll(p, -1); !slices.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("%s rule on %q:\n got %q\nwant %q", name, text, got, want)
 		}
-		if got, want := rule.find(p), rule.rule.FindStringSubmatch(text); !slices.Equal(got, want) {
+		if got, want := rule.find(p), rule.rule().FindStringSubmatch(text); !slices.Equal(got, want) {
 			t.Errorf("%s rule, first match on %q:\n got %q\nwant %q", name, text, got, want)
 		}
 	}
-	if got, want := sentenceRule.find(p), sentenceRule.rule.FindStringSubmatch(text); !slices.Equal(got, want) {
+	if got, want := sentenceRule.find(p), sentenceRule.rule().FindStringSubmatch(text); !slices.Equal(got, want) {
 		t.Errorf("sentence rule on %q:\n got %q\nwant %q", text, got, want)
 	}
 	lines, lower := strings.Split(text, "\n"), strings.Split(p.lower, "\n")
 	for i, line := range lines {
-		if got, want := dataIntro.matches(line, lower[i], p.folded), dataIntro.rule.MatchString(line); got != want {
+		if got, want := dataIntro.matches(line, lower[i], p.folded), dataIntro.rule().MatchString(line); got != want {
 			t.Errorf("data rule on line %q: %v, want %v", line, got, want)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -23,10 +24,14 @@ bytes.`,
 	Run: runRateLimited,
 }
 
-var rateLimitText = regexp.MustCompile(`(?i)\brate[ _-]?limit(?:ed|s|ing)?\b|\btoo many requests\b|\b(?:quota|usage limit)\b[^\n]{0,40}\b(?:exceeded|exhausted|reached|hit)\b|\bexceeded (?:your|the) (?:current )?quota\b|\byou'?ve hit your usage limit\b`)
+// rateLimitPattern is what a refusal for a rate limit or quota says;
+// infrastructure-error leaves it to this detector.
+const rateLimitPattern = `(?i)\brate[ _-]?limit(?:ed|s|ing)?\b|\btoo many requests\b|\b(?:quota|usage limit)\b[^\n]{0,40}\b(?:exceeded|exhausted|reached|hit)\b|\bexceeded (?:your|the) (?:current )?quota\b|\byou'?ve hit your usage limit\b`
+
+var rateLimitText = text.Regexp(rateLimitPattern)
 
 func runRateLimited(p *Pass) {
-	reportHarnessText(p, matchText(rateLimitText, nil, "limit", "many requests", "quota"), 0.9, 0.7, "The run was refused by a rate limit or quota")
+	reportHarnessText(p, matchText(rateLimitText(), nil, "limit", "many requests", "quota"), 0.9, 0.7, "The run was refused by a rate limit or quota")
 }
 
 // textMatcher says where in a step's harness report the evidence of a

@@ -2,9 +2,9 @@ package detect
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 	"github.com/faultline/faultline/trace/toolcall"
 )
@@ -33,9 +33,9 @@ lower confidence above), since the trace alone cannot tell that nothing was expe
 
 var (
 	// changesSystem matches commands that change the system under study.
-	changesSystem = regexp.MustCompile(`\b(?:kubectl|oc)\s+(?:apply|patch|delete|scale|rollout|edit|create|replace|set|label|annotate|drain|cordon)\b|\bhelm\s+(?:install|upgrade|rollback|uninstall)\b|\b(?:systemctl|service)\s+\S+\s+(?:restart|start|stop)\b`)
+	changesSystem = text.Regexp(`\b(?:kubectl|oc)\s+(?:apply|patch|delete|scale|rollout|edit|create|replace|set|label|annotate|drain|cordon)\b|\bhelm\s+(?:install|upgrade|rollback|uninstall)\b|\b(?:systemctl|service)\s+\S+\s+(?:restart|start|stop)\b`)
 	// variesOverTime matches reads of values that change as time passes.
-	variesOverTime = regexp.MustCompile(`(?i)metric|\bstatus\b|\btop\b|\bevents?\b|health|\bwatch\b|uptime|latency|\bps\b`)
+	variesOverTime = text.Regexp(`(?i)metric|\bstatus\b|\btop\b|\bevents?\b|health|\bwatch\b|uptime|latency|\bps\b`)
 )
 
 func runRepeatedToolCall(p *Pass) {
@@ -112,7 +112,7 @@ func mayChangeState(cmd string) bool {
 	if len(toolcall.WrittenFiles(cmd)) > 0 {
 		return true
 	}
-	return containsAny(cmd, []string{"kubectl", "oc ", "helm", "systemctl", "service "}) && changesSystem.MatchString(cmd)
+	return containsAny(cmd, []string{"kubectl", "oc ", "helm", "systemctl", "service "}) && changesSystem().MatchString(cmd)
 }
 
 func reportRepeats(p *Pass, calls []int, near bool) {
@@ -138,7 +138,7 @@ func reportRepeats(p *Pass, calls []int, near bool) {
 			break
 		}
 	}
-	if variesOverTime.MatchString(first.Tool + " " + f.command(calls[0])) {
+	if variesOverTime().MatchString(first.Tool + " " + f.command(calls[0])) {
 		conf -= 0.15
 		notes = append(notes, "it reads a value that can vary over time, and re-reading one is ordinary work")
 	}

@@ -1,8 +1,6 @@
 package detect
 
-import (
-	"regexp"
-)
+import "github.com/faultline/faultline/internal/text"
 
 // StepLimit finds FM-1.5 where the run ran into a turn or step cap.
 var StepLimit = &Detector{
@@ -19,11 +17,11 @@ that it is running out of steps, which is not a harness event.`,
 	Run: runStepLimit,
 }
 
-var stepCapText = regexp.MustCompile(`(?i)\b(?:reached|hit|exceeded)\b[^\n]{0,30}\bmax(?:imum)?\b[^\n]{0,25}\b(?:turns?|steps?|iterations?|rounds?|auto-?repl(?:y|ies)|tool calls)\b|\bmax(?:imum)?[ _-]?(?:number of )?(?:turns?|steps?|iterations?|rounds?)\b[^\n]{0,20}\b(?:reached|exceeded|hit)\b|\b(?:turn|step|iteration|round|recursion|message) limit\b[^\n]{0,20}\b(?:reached|exceeded|hit)\b`)
+var stepCapText = text.Regexp(`(?i)\b(?:reached|hit|exceeded)\b[^\n]{0,30}\bmax(?:imum)?\b[^\n]{0,25}\b(?:turns?|steps?|iterations?|rounds?|auto-?repl(?:y|ies)|tool calls)\b|\bmax(?:imum)?[ _-]?(?:number of )?(?:turns?|steps?|iterations?|rounds?)\b[^\n]{0,20}\b(?:reached|exceeded|hit)\b|\b(?:turn|step|iteration|round|recursion|message) limit\b[^\n]{0,20}\b(?:reached|exceeded|hit)\b`)
 
 func runStepLimit(p *Pass) {
 	if !p.facts.agentActed() {
 		return
 	}
-	reportHarnessText(p, matchText(stepCapText, nil, "max", "limit"), 0.85, 0.85, "The run hit a turn or step cap")
+	reportHarnessText(p, matchText(stepCapText(), nil, "max", "limit"), 0.85, 0.85, "The run hit a turn or step cap")
 }

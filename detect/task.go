@@ -2,10 +2,10 @@ package detect
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -65,14 +65,14 @@ var (
 	// "Do not run `kubectl apply`", "NEVER use the curl command".
 	bannedRule = newWordRule("(?i)\\b(?:must\\s+not|never|do\\s+not|don'?t)\\s+(?:run|execute|use|call|invoke)\\s+(?:the\\s+)?(?:`([^`\\n]{1,40})`|([\\w.-]+)\\s+(?:command|tool|binary|cli)\\b)", "must", "never", "do")
 	// Lines that introduce the input data: "Your incident data is located in these directories (READ-ONLY):".
-	dataIntro = lineRule{regexp.MustCompile(`(?i)\bread-only\b|\bdata\b[^\n]{0,40}\b(?:located|stored|available)\b`), []string{"read-only", "data"}}
+	dataIntro = lineRule{text.Regexp(`(?i)\bread-only\b|\bdata\b[^\n]{0,40}\b(?:located|stored|available)\b`), []string{"read-only", "data"}}
 	// A line that holds nothing but a path, possibly as a list item.
-	pathLine = regexp.MustCompile("^\\s*(?:[-*•]\\s*)?`?(/[^\\s`]+)`?\\s*$")
+	pathLine = text.Regexp("^\\s*(?:[-*•]\\s*)?`?(/[^\\s`]+)`?\\s*$")
 	// "Your working directory (for writing output, code, etc.) is: /path".
 	workDirRule = newWordRule("(?i)\\bworking directory\\b[^\\n:/]{0,40}?(?:is)?:?\\s*`?(/[^\\s`'\"*]+)", "working directory")
 	// "Limit the explanation fields (`reasoning`, `evidence`) to no more than 2 sentences each."
-	sentenceRule = phraseRule{regexp.MustCompile(`(?i)[^.\n]*\bno more than (\d|one|two|three|four|five) sentences?\b[^.\n]*`), "no more than"}
-	backticked   = regexp.MustCompile("`(\\w+)`")
+	sentenceRule = phraseRule{text.Regexp(`(?i)[^.\n]*\bno more than (\d|one|two|three|four|five) sentences?\b[^.\n]*`), "no more than"}
+	backticked   = text.Regexp("`(\\w+)`")
 	// "NEVER output anything other than the final JSON", "Return only the required JSON structure".
 	jsonOnlyRule = newWordRule(`(?i)\b(?:never|do not|don'?t)\s+output\s+anything\s+(?:other|else)\s+than\s+(?:the\s+)?(?:final\s+)?json\b|\breturn\s+only\s+the\s+(?:required\s+|final\s+)?json\b`, "never", "do", "return")
 )
@@ -169,7 +169,7 @@ func parseTask(task, instructions string) *taskSpec {
 		if !ok {
 			n = int(m[1][0] - '0')
 		}
-		for _, f := range backticked.FindAllStringSubmatch(m[0], -1) {
+		for _, f := range backticked().FindAllStringSubmatch(m[0], -1) {
 			spec.LimitedFields = append(spec.LimitedFields, f[1])
 		}
 		if len(spec.LimitedFields) == 0 {
@@ -235,7 +235,7 @@ func dataDirs(p prompt) []string {
 			if strings.TrimSpace(lines[j]) == "" {
 				continue
 			}
-			m := pathLine.FindStringSubmatch(lines[j])
+			m := pathLine().FindStringSubmatch(lines[j])
 			if m == nil {
 				break
 			}

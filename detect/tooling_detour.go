@@ -3,7 +3,6 @@ package detect
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/faultline/faultline/internal/text"
@@ -58,7 +57,7 @@ func ownScripts(f *facts, output string) []string {
 var scriptExt = map[string]bool{".py": true, ".sh": true, ".js": true, ".ts": true, ".rb": true, ".pl": true, ".R": true}
 
 // packageInstall matches commands that install software.
-var packageInstall = regexp.MustCompile(`\b(?:pip3?|uv pip|npm|yarn|apt(?:-get)?|brew|conda|gem|cargo)\s+(?:install|add)\b`)
+var packageInstall = text.Regexp(`\b(?:pip3?|uv pip|npm|yarn|apt(?:-get)?|brew|conda|gem|cargo)\s+(?:install|add)\b`)
 
 func runToolingDetour(p *Pass) {
 	t, f := p.Trace, p.facts
@@ -123,7 +122,7 @@ func runToolingDetour(p *Pass) {
 			detour = append(detour, i)
 			if !data {
 				tooling++
-				installs = installs || packageInstall.MatchString(f.command(i))
+				installs = installs || packageInstall().MatchString(f.command(i))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 	"github.com/faultline/faultline/trace/toolcall"
 )
@@ -27,9 +28,9 @@ content (that a root cause was confirmed) and claims in other languages are not 
 }
 
 var (
-	writeClaim    = regexp.MustCompile(`(?i)\b(?:written|wrote|created|saved|generated|produced|stored)\b`)
-	validityWords = regexp.MustCompile(`(?i)\b(?:validated|verified|is valid|valid json|passes|parses|checked)\b`)
-	negation      = regexp.MustCompile(`(?i)\b(?:not|unable|failed|fails|cannot|could ?n[o']t|didn'?t|won'?t|no)\b`)
+	writeClaim    = text.Regexp(`(?i)\b(?:written|wrote|created|saved|generated|produced|stored)\b`)
+	validityWords = text.Regexp(`(?i)\b(?:validated|verified|is valid|valid json|passes|parses|checked)\b`)
+	negation      = text.Regexp(`(?i)\b(?:not|unable|failed|fails|cannot|could ?n[o']t|didn'?t|won'?t|no)\b`)
 )
 
 func runUnbackedClaim(p *Pass) {
@@ -38,7 +39,7 @@ func runUnbackedClaim(p *Pass) {
 	if !f.agentActed() || a == nil {
 		return
 	}
-	if at, s := f.claim(a.File, writeClaim); at >= 0 && !a.Exists {
+	if at, s := f.claim(a.File, writeClaim()); at >= 0 && !a.Exists {
 		p.Report(trace.Finding{
 			Steps:       []int{at},
 			Quote:       s,
@@ -84,7 +85,7 @@ func (f *facts) claim(file string, re *regexp.Regexp) (int, string) {
 		return -1, ""
 	}
 	for _, s := range sentences(f.t.Steps[at].Text) {
-		if strings.Contains(s, file) && re.MatchString(s) && !negation.MatchString(s) {
+		if strings.Contains(s, file) && re.MatchString(s) && !negation().MatchString(s) {
 			return at, s
 		}
 	}
@@ -93,7 +94,7 @@ func (f *facts) claim(file string, re *regexp.Regexp) (int, string) {
 
 // validityClaim is the agent's final claim that file is valid or validated.
 func (f *facts) validityClaim(file string) (int, string) {
-	return f.claim(file, validityWords)
+	return f.claim(file, validityWords())
 }
 
 // lastAgentMessage returns the agent's final answer, or its last message

@@ -2,10 +2,10 @@ package detect
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -27,7 +27,7 @@ prose are not read.`,
 	Run: runUnbackedPlanStep,
 }
 
-var planCommand = regexp.MustCompile(`(?i)\b(jq|grep|python3?|kubectl|curl|awk|sed)\b`)
+var planCommand = text.Regexp(`(?i)\b(jq|grep|python3?|kubectl|curl|awk|sed)\b`)
 
 func runUnbackedPlanStep(p *Pass) {
 	t, f := p.Trace, p.facts
@@ -68,10 +68,10 @@ func actionNames(text string, vocab map[string]bool) []string {
 		names = append(names, tool)
 	}
 	slices.Sort(names)
-	for _, m := range planCommand.FindAllString(text, -1) {
+	for _, m := range planCommand().FindAllString(text, -1) {
 		names = append(names, strings.ToLower(m))
 	}
-	return append(names, fileName.FindAllString(text, -1)...)
+	return append(names, fileName().FindAllString(text, -1)...)
 }
 
 // backedBefore reports whether a tool call before step end used one of the

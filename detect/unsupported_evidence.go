@@ -2,7 +2,6 @@ package detect
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,14 +36,14 @@ claims are all true of the data but wrong about the incident is the judge's to f
 }
 
 var (
-	clockTime = regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}\b`)
-	decimal   = regexp.MustCompile(`(?:^|[^\w.])(\d+\.\d+)(%?)`)
+	clockTime = text.Regexp(`\b\d{1,2}:\d{2}:\d{2}\b`)
+	decimal   = text.Regexp(`(?:^|[^\w.])(\d+\.\d+)(%?)`)
 	// quoted matches a quotation: quotes at word boundaries, so that the
 	// apostrophes of "the container's limit … the frontend's calls" do not
 	// pair up.
-	quoted   = regexp.MustCompile(`(?:^|[\s(\[:])(?:"([^"\n]{15,200})"|'([^'\n]{15,200})'|“([^”\n]{15,200})”)(?:[\s.,;:)\]!?]|$)`)
-	ellipsis = regexp.MustCompile(`\.\.\.+|…`)
-	hedge    = regexp.MustCompile(`(?i)(?:about|approximately|approx\.?|around|roughly|nearly|almost|over|under|~|≈|>|<)\s*$`)
+	quoted   = text.Regexp(`(?:^|[\s(\[:])(?:"([^"\n]{15,200})"|'([^'\n]{15,200})'|“([^”\n]{15,200})”)(?:[\s.,;:)\]!?]|$)`)
+	ellipsis = text.Regexp(`\.\.\.+|…`)
+	hedge    = text.Regexp(`(?i)(?:about|approximately|approx\.?|around|roughly|nearly|almost|over|under|~|≈|>|<)\s*$`)
 )
 
 func runUnsupportedEvidence(p *Pass) {
@@ -61,21 +60,21 @@ func runUnsupportedEvidence(p *Pass) {
 	var missing []string
 	weight := 0
 	for _, claim := range claimTexts(answer) {
-		for _, m := range quoted.FindAllStringSubmatch(claim, -1) {
+		for _, m := range quoted().FindAllStringSubmatch(claim, -1) {
 			phrase := m[1] + m[2] + m[3]
 			if len(strings.Fields(phrase)) >= 3 && !c.hasQuotation(phrase) {
 				missing = append(missing, phrase)
 				weight++
 			}
 		}
-		for _, loc := range clockTime.FindAllStringIndex(claim, -1) {
-			if v := claim[loc[0]:loc[1]]; !hedge.MatchString(claim[:loc[0]]) && !c.has(v) {
+		for _, loc := range clockTime().FindAllStringIndex(claim, -1) {
+			if v := claim[loc[0]:loc[1]]; !hedge().MatchString(claim[:loc[0]]) && !c.has(v) {
 				missing = append(missing, v)
 			}
 		}
-		for _, m := range decimal.FindAllStringSubmatchIndex(claim, -1) {
+		for _, m := range decimal().FindAllStringSubmatchIndex(claim, -1) {
 			v, pct := claim[m[2]:m[3]], m[5] > m[4]
-			if significant(v) >= 2 && !hedge.MatchString(claim[:m[2]]) && !c.hasValue(v, pct) {
+			if significant(v) >= 2 && !hedge().MatchString(claim[:m[2]]) && !c.hasValue(v, pct) {
 				missing = append(missing, claim[m[2]:m[5]])
 			}
 		}
@@ -90,7 +89,7 @@ func runUnsupportedEvidence(p *Pass) {
 	final := lastAgentMessage(t)
 	fromFinal := false
 	if final >= 0 {
-		for _, m := range quoted.FindAllStringSubmatch(prose(t.Steps[final].Text), -1) {
+		for _, m := range quoted().FindAllStringSubmatch(prose(t.Steps[final].Text), -1) {
 			phrase := m[1] + m[2] + m[3]
 			if len(strings.Fields(phrase)) >= 3 && !slices.Contains(missing, phrase) && !c.hasQuotation(phrase) {
 				missing = append(missing, phrase)
@@ -103,7 +102,7 @@ func runUnsupportedEvidence(p *Pass) {
 	for _, e := range entities {
 		name, _ := e["name"].(string)
 		part := name[strings.LastIndexByte(name, '/')+1:]
-		if cause, _ := e["contributing_factor"].(bool); cause && entityName.MatchString(name) && len(part) >= 4 && !c.hasPhrase(part) {
+		if cause, _ := e["contributing_factor"].(bool); cause && entityName().MatchString(name) && len(part) >= 4 && !c.hasPhrase(part) {
 			missing = append(missing, name)
 			weight += 2
 		}
@@ -134,13 +133,13 @@ func runUnsupportedEvidence(p *Pass) {
 }
 
 // codeBlock matches a fenced block of code or data in a message.
-var codeBlock = regexp.MustCompile("(?s)```.*?(?:```|$)")
+var codeBlock = text.Regexp("(?s)```.*?(?:```|$)")
 
 // prose returns a message without its fenced blocks and without a JSON
 // object it prints (a diagnosis pasted into the final message), whose
 // strings are data, not quotations.
 func prose(text string) string {
-	text = codeBlock.ReplaceAllString(text, " ")
+	text = codeBlock().ReplaceAllString(text, " ")
 	if open, end := strings.Index(text, "{"), strings.LastIndex(text, "}"); open >= 0 && end > open {
 		text = text[:open] + " " + text[end+1:]
 	}
@@ -239,7 +238,7 @@ func (c *corpus) hasPhrase(phrase string) bool {
 // hasQuotation looks for a quotation, each part on its own when the
 // quotation elides with "..." or "…".
 func (c *corpus) hasQuotation(q string) bool {
-	for _, part := range ellipsis.Split(q, -1) {
+	for _, part := range ellipsis().Split(q, -1) {
 		if part = strings.TrimSpace(part); part != "" && !c.hasPhrase(part) {
 			return false
 		}

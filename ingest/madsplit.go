@@ -2,10 +2,10 @@ package ingest
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/faultline/faultline/ingest/internal/jsontext"
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -351,9 +351,9 @@ type hyperAgentLog struct {
 }
 
 var (
-	hyperAgentLine     = regexp.MustCompile(`^\s*HyperAgent_\S* - ([A-Z]+) - (.*)$`)
-	hyperAgentResponse = regexp.MustCompile(`^([A-Za-z][\w-]*)'s Response:\s?(.*)$`)
-	hyperAgentHandoff  = regexp.MustCompile(`^([A-Za-z][\w-]*)->([A-Za-z][\w-]*):\s?(.*)$`)
+	hyperAgentLine     = text.Regexp(`^\s*HyperAgent_\S* - ([A-Z]+) - (.*)$`)
+	hyperAgentResponse = text.Regexp(`^([A-Za-z][\w-]*)'s Response:\s?(.*)$`)
+	hyperAgentHandoff  = text.Regexp(`^([A-Za-z][\w-]*)->([A-Za-z][\w-]*):\s?(.*)$`)
 )
 
 func (l *hyperAgentLog) mark(line string) (madMarker, bool) {
@@ -363,16 +363,16 @@ func (l *hyperAgentLog) mark(line string) (madMarker, bool) {
 	if !strings.Contains(line, "HyperAgent_") {
 		return madMarker{}, false
 	}
-	m := hyperAgentLine.FindStringSubmatch(line)
+	m := hyperAgentLine().FindStringSubmatch(line)
 	if m == nil {
 		return madMarker{}, false
 	}
 	level, msg := m[1], m[2]
-	if r := hyperAgentResponse.FindStringSubmatch(msg); r != nil {
+	if r := hyperAgentResponse().FindStringSubmatch(msg); r != nil {
 		l.agent = r[1]
 		return madMarker{step: trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Agent: r[1]}, text: r[2]}, true
 	}
-	if r := hyperAgentHandoff.FindStringSubmatch(msg); r != nil {
+	if r := hyperAgentHandoff().FindStringSubmatch(msg); r != nil {
 		l.agent = r[1]
 		return madMarker{step: trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Agent: r[1]}, text: r[3]}, true
 	}
@@ -394,10 +394,10 @@ type chatDevLog struct {
 }
 
 var (
-	chatDevLine    = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ([A-Z]+)\] (.*)$`)
-	chatDevHeading = regexp.MustCompile(`^\*\*\[([^\]]+)\]\*\*:?\s*(.*)$`)
-	chatDevSpeaker = regexp.MustCompile(`^([A-Z][\w .'-]*?): (.*)$`)
-	chatDevRole    = regexp.MustCompile(`^\| \*\*(assistant|user)_role_name\*\* \| (.+?) \|$`)
+	chatDevLine    = text.Regexp(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ([A-Z]+)\] (.*)$`)
+	chatDevHeading = text.Regexp(`^\*\*\[([^\]]+)\]\*\*:?\s*(.*)$`)
+	chatDevSpeaker = text.Regexp(`^([A-Z][\w .'-]*?): (.*)$`)
+	chatDevRole    = text.Regexp(`^\| \*\*(assistant|user)_role_name\*\* \| (.+?) \|$`)
 )
 
 // chatDevNoise is logged between every two records when ChatDev's web
@@ -407,7 +407,7 @@ const chatDevNoise = "flask app.py did not start for online log"
 func (l *chatDevLog) mark(line string) (madMarker, bool) {
 	if !strings.HasPrefix(line, "[") {
 		if strings.HasPrefix(line, "| **") {
-			if r := chatDevRole.FindStringSubmatch(line); r != nil {
+			if r := chatDevRole().FindStringSubmatch(line); r != nil {
 				if r[1] == "assistant" {
 					l.assistant = r[2]
 				} else {
@@ -417,7 +417,7 @@ func (l *chatDevLog) mark(line string) (madMarker, bool) {
 		}
 		return madMarker{}, false
 	}
-	m := chatDevLine.FindStringSubmatch(line)
+	m := chatDevLine().FindStringSubmatch(line)
 	if m == nil {
 		return madMarker{}, false
 	}
@@ -428,20 +428,20 @@ func (l *chatDevLog) mark(line string) (madMarker, bool) {
 	case msg == chatDevNoise:
 		return madMarker{step: step}, true
 	case strings.HasPrefix(msg, "**["):
-		if h := chatDevHeading.FindStringSubmatch(msg); h != nil {
+		if h := chatDevHeading().FindStringSubmatch(msg); h != nil {
 			step.Type = h[1]
 			return madMarker{step: step, text: h[2]}, true
 		}
 	case strings.HasPrefix(msg, "System: "):
 		rest := strings.TrimPrefix(msg, "System: ")
-		if h := chatDevHeading.FindStringSubmatch(rest); h != nil {
+		if h := chatDevHeading().FindStringSubmatch(rest); h != nil {
 			step.Type, rest = h[1], h[2]
 		}
 		return madMarker{step: step, text: rest}, true
 	case strings.HasPrefix(msg, "HTTP Request: "):
 		return madMarker{step: step, text: msg}, true
 	}
-	if s := chatDevSpeaker.FindStringSubmatch(msg); s != nil && !strings.Contains(s[1], "**") {
+	if s := chatDevSpeaker().FindStringSubmatch(msg); s != nil && !strings.Contains(s[1], "**") {
 		step := trace.Step{Kind: trace.KindMessage, Agent: s[1]}
 		switch s[1] {
 		case l.assistant:
@@ -478,42 +478,42 @@ type loguruLog struct {
 }
 
 var (
-	loguruLine     = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \| ([A-Z]+) *\| \S+ - (.*)$`)
-	metaGPTRole    = regexp.MustCompile(`^([A-Za-z][\w ]*?)\(([A-Za-z][\w ]*?)\): (.*)$`)
-	manusThoughts  = regexp.MustCompile(`^✨ (.+?)'s thoughts:\s?(.*)$`)
-	manusPrepared  = regexp.MustCompile(`^🧰 Tools being prepared: \[(.*)\]$`)
-	manusArguments = regexp.MustCompile(`^🔧 Tool arguments:\s?(.*)$`)
-	manusResult    = regexp.MustCompile(`^🎯 Tool '([^']*)' completed its mission! Result:\s?(.*)$`)
+	loguruLine     = text.Regexp(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \| ([A-Z]+) *\| \S+ - (.*)$`)
+	metaGPTRole    = text.Regexp(`^([A-Za-z][\w ]*?)\(([A-Za-z][\w ]*?)\): (.*)$`)
+	manusThoughts  = text.Regexp(`^✨ (.+?)'s thoughts:\s?(.*)$`)
+	manusPrepared  = text.Regexp(`^🧰 Tools being prepared: \[(.*)\]$`)
+	manusArguments = text.Regexp(`^🔧 Tool arguments:\s?(.*)$`)
+	manusResult    = text.Regexp(`^🎯 Tool '([^']*)' completed its mission! Result:\s?(.*)$`)
 )
 
 func (l *loguruLog) mark(line string) (madMarker, bool) {
 	if len(line) < 24 || line[4] != '-' || line[10] != ' ' {
 		return madMarker{}, false
 	}
-	m := loguruLine.FindStringSubmatch(line)
+	m := loguruLine().FindStringSubmatch(line)
 	if m == nil {
 		return madMarker{}, false
 	}
 	level, msg := m[1], m[2]
-	if r := metaGPTRole.FindStringSubmatch(msg); r != nil {
+	if r := metaGPTRole().FindStringSubmatch(msg); r != nil {
 		l.framework = "metagpt"
 		return madMarker{step: trace.Step{Kind: trace.KindMessage, Agent: r[1], Role: r[2]}, text: r[3]}, true
 	}
-	if r := manusThoughts.FindStringSubmatch(msg); r != nil {
+	if r := manusThoughts().FindStringSubmatch(msg); r != nil {
 		l.framework, l.agent = "openmanus", r[1]
 		return madMarker{step: trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Agent: r[1]}, text: r[2]}, true
 	}
-	if r := manusArguments.FindStringSubmatch(msg); r != nil {
+	if r := manusArguments().FindStringSubmatch(msg); r != nil {
 		step := trace.Step{Kind: trace.KindToolCall, Role: trace.RoleAssistant, Agent: l.agent}
 		if len(l.tools) == 1 {
 			step.Tool = l.tools[0]
 		}
 		return madMarker{step: step, text: r[1], args: true}, true
 	}
-	if r := manusResult.FindStringSubmatch(msg); r != nil {
+	if r := manusResult().FindStringSubmatch(msg); r != nil {
 		return madMarker{step: trace.Step{Kind: trace.KindToolResult, Role: trace.RoleTool, Tool: r[1]}, text: r[2]}, true
 	}
-	if r := manusPrepared.FindStringSubmatch(msg); r != nil {
+	if r := manusPrepared().FindStringSubmatch(msg); r != nil {
 		l.tools = l.tools[:0]
 		for _, name := range strings.Split(r[1], ",") {
 			if name = strings.Trim(strings.TrimSpace(name), `'"`); name != "" {
@@ -543,17 +543,17 @@ type metaGPTLog struct {
 }
 
 var (
-	metaGPTFrom    = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] FROM: (.+?) TO: .*$`)
-	metaGPTNew     = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] NEW MESSAGES:\s*$`)
-	metaGPTSpeaker = regexp.MustCompile(`^([A-Za-z][\w .-]*?):\s?(.*)$`)
-	metaGPTBanner  = regexp.MustCompile(`^=== (.*?) ===$`)
-	metaGPTRule    = regexp.MustCompile(`^-{20,}$`)
+	metaGPTFrom    = text.Regexp(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] FROM: (.+?) TO: .*$`)
+	metaGPTNew     = text.Regexp(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] NEW MESSAGES:\s*$`)
+	metaGPTSpeaker = text.Regexp(`^([A-Za-z][\w .-]*?):\s?(.*)$`)
+	metaGPTBanner  = text.Regexp(`^=== (.*?) ===$`)
+	metaGPTRule    = text.Regexp(`^-{20,}$`)
 )
 
 func (l *metaGPTLog) mark(line string) (madMarker, bool) {
 	switch {
 	case strings.HasPrefix(line, "["):
-		if m := metaGPTFrom.FindStringSubmatch(line); m != nil {
+		if m := metaGPTFrom().FindStringSubmatch(line); m != nil {
 			l.inNew, l.expectSpeaker = false, false
 			step := trace.Step{Kind: trace.KindMessage, Agent: m[1]}
 			if m[1] == "Human" {
@@ -561,24 +561,24 @@ func (l *metaGPTLog) mark(line string) (madMarker, bool) {
 			}
 			return madMarker{step: step}, true
 		}
-		if metaGPTNew.MatchString(line) {
+		if metaGPTNew().MatchString(line) {
 			l.inNew, l.expectSpeaker = true, true
 			return madMarker{step: harnessStep()}, true
 		}
 	case strings.HasPrefix(line, "---"):
-		if metaGPTRule.MatchString(line) {
+		if metaGPTRule().MatchString(line) {
 			l.expectSpeaker = l.inNew
 			return madMarker{step: harnessStep()}, true
 		}
 	case strings.HasPrefix(line, "=== "):
-		if m := metaGPTBanner.FindStringSubmatch(line); m != nil {
+		if m := metaGPTBanner().FindStringSubmatch(line); m != nil {
 			l.inNew, l.expectSpeaker = false, false
 			return madMarker{step: harnessStep(), text: m[1]}, true
 		}
 	}
 	if l.expectSpeaker && strings.TrimSpace(line) != "" {
 		l.expectSpeaker = false
-		if m := metaGPTSpeaker.FindStringSubmatch(line); m != nil {
+		if m := metaGPTSpeaker().FindStringSubmatch(line); m != nil {
 			return madMarker{step: trace.Step{Kind: trace.KindMessage, Agent: m[1]}, text: m[2]}, true
 		}
 	}
@@ -603,19 +603,19 @@ func (*metaGPTLog) finish(steps []trace.Step) (string, string) {
 type magenticLog struct{}
 
 var (
-	magenticHeader  = regexp.MustCompile(`^-{4,} (.+?) -{4,}$`)
-	magenticMsgType = regexp.MustCompile(`^\w+ \((.+)\)$`)
+	magenticHeader  = text.Regexp(`^-{4,} (.+?) -{4,}$`)
+	magenticMsgType = text.Regexp(`^\w+ \((.+)\)$`)
 )
 
 func (*magenticLog) mark(line string) (madMarker, bool) {
 	switch {
 	case strings.HasPrefix(line, "----"):
-		m := magenticHeader.FindStringSubmatch(line)
+		m := magenticHeader().FindStringSubmatch(line)
 		if m == nil {
 			return madMarker{}, false
 		}
 		name := m[1]
-		if t := magenticMsgType.FindStringSubmatch(name); t != nil {
+		if t := magenticMsgType().FindStringSubmatch(name); t != nil {
 			name = t[1]
 		}
 		if name == "user" {
@@ -651,12 +651,12 @@ func (*magenticLog) finish(steps []trace.Step) (string, string) {
 type appWorldLog struct{}
 
 var (
-	appWorldTask     = regexp.MustCompile(`^\*{5,} Task .* \*{5,}$`)
-	appWorldResponse = regexp.MustCompile(`^Response from (.+) Agent$`)
-	appWorldMessage  = regexp.MustCompile(`^Message to (.+) Agent$`)
-	appWorldReply    = regexp.MustCompile(`^Reply from (.+) Agent to (.+)$`)
-	appWorldAPI      = regexp.MustCompile(`^Response from (.+) API$`)
-	appWorldLoop     = regexp.MustCompile(`^(Entering|Exiting) .+ Agent message loop$`)
+	appWorldTask     = text.Regexp(`^\*{5,} Task .* \*{5,}$`)
+	appWorldResponse = text.Regexp(`^Response from (.+) Agent$`)
+	appWorldMessage  = text.Regexp(`^Message to (.+) Agent$`)
+	appWorldReply    = text.Regexp(`^Reply from (.+) Agent to (.+)$`)
+	appWorldAPI      = text.Regexp(`^Response from (.+) API$`)
+	appWorldLoop     = text.Regexp(`^(Entering|Exiting) .+ Agent message loop$`)
 )
 
 func (*appWorldLog) mark(line string) (madMarker, bool) {
@@ -669,26 +669,26 @@ func (*appWorldLog) mark(line string) (madMarker, bool) {
 		step.Type = "evaluation"
 		return madMarker{step: step}, true
 	case strings.HasPrefix(l, "*****"):
-		if appWorldTask.MatchString(l) {
+		if appWorldTask().MatchString(l) {
 			return madMarker{step: trace.Step{Kind: trace.KindMessage, Role: trace.RoleUser}}, true
 		}
 	case strings.HasPrefix(l, "Response from "):
-		if m := appWorldAPI.FindStringSubmatch(l); m != nil {
+		if m := appWorldAPI().FindStringSubmatch(l); m != nil {
 			return madMarker{step: trace.Step{Kind: trace.KindToolResult, Role: trace.RoleTool, Tool: m[1]}}, true
 		}
-		if m := appWorldResponse.FindStringSubmatch(l); m != nil {
+		if m := appWorldResponse().FindStringSubmatch(l); m != nil {
 			return madMarker{step: trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Agent: m[1]}}, true
 		}
 	case strings.HasPrefix(l, "Message to "):
-		if appWorldMessage.MatchString(l) {
+		if appWorldMessage().MatchString(l) {
 			return madMarker{step: trace.Step{Kind: trace.KindMessage, Role: trace.RoleUser}}, true
 		}
 	case strings.HasPrefix(l, "Reply from "):
-		if m := appWorldReply.FindStringSubmatch(l); m != nil {
+		if m := appWorldReply().FindStringSubmatch(l); m != nil {
 			return madMarker{step: trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Agent: m[1]}}, true
 		}
 	case strings.HasPrefix(l, "Entering ") || strings.HasPrefix(l, "Exiting "):
-		if appWorldLoop.MatchString(l) {
+		if appWorldLoop().MatchString(l) {
 			return madMarker{step: harnessStep(), text: l}, true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
 	"github.com/faultline/faultline/trace/toolcall"
 )
@@ -231,8 +232,8 @@ var pathLike = regexp.MustCompile(`[^\s'"=,;|&<>()\[\]{}]*/[^\s'"=,;|&<>()\[\]{}
 // says nothing of what it does: UUIDs, timestamps and long hexadecimal ids
 // (a hash, a container id).
 func maskVolatile(s string) string {
-	s = uuidOrTime.ReplaceAllString(s, "#")
-	return longHex.ReplaceAllStringFunc(s, func(h string) string {
+	s = uuidOrTime().ReplaceAllString(s, "#")
+	return longHex().ReplaceAllStringFunc(s, func(h string) string {
 		if strings.ContainsAny(h, "0123456789") {
 			return "#"
 		}
@@ -241,6 +242,6 @@ func maskVolatile(s string) string {
 }
 
 var (
-	uuidOrTime = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?`)
-	longHex    = regexp.MustCompile(`\b[0-9a-fA-F]{12,}\b`)
+	uuidOrTime = text.Regexp(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?`)
+	longHex    = text.Regexp(`\b[0-9a-fA-F]{12,}\b`)
 )

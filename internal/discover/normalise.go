@@ -63,17 +63,17 @@ var (
 		`|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?`)
 	reDate = bounded(`\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}`)
 	reIP   = bounded(`\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?`)
-	reURL  = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^\s'"<>]+`)
+	reURL  = text.Regexp(`\b[a-z][a-z0-9+.-]*://[^\s'"<>]+`)
 	// A path starts at /, ~/, ./ or ../ and runs to a space, a quote or a
 	// separator a message puts after it.
-	rePath = regexp.MustCompile(`(^|[\s'"=(\[,:])((?:~|\.\.?)?/[^\s'"(),;\[\]{}<>]*)`)
+	rePath = text.Regexp(`(^|[\s'"=(\[,:])((?:~|\.\.?)?/[^\s'"(),;\[\]{}<>]*)`)
 	// Pod names end in the replica set's hash and a 5-character suffix
 	// (checkout-7d9f8c6b5-x2k4q); replica sets in the hash alone.
-	rePod    = regexp.MustCompile(`\b([a-z0-9]+(?:-[a-z0-9]+)*?)-` + podAlphabet + `{6,10}-` + podAlphabet + `{5}\b`)
-	reRS     = regexp.MustCompile(`\b([a-z0-9]+(?:-[a-z0-9]+)*?)-(` + podAlphabet + `{8,10})\b`)
+	rePod    = text.Regexp(`\b([a-z0-9]+(?:-[a-z0-9]+)*?)-` + podAlphabet + `{6,10}-` + podAlphabet + `{5}\b`)
+	reRS     = text.Regexp(`\b([a-z0-9]+(?:-[a-z0-9]+)*?)-(` + podAlphabet + `{8,10})\b`)
 	reHex    = bounded(`0x[0-9A-Fa-f]+|[0-9a-f]{8,}|[0-9A-F]{8,}`)
-	reQuoted = regexp.MustCompile(`(^|[\s=:(\[,])(['"` + "`" + `])`)
-	reSpace  = regexp.MustCompile(`\s+`)
+	reQuoted = text.Regexp(`(^|[\s=:(\[,])(['"` + "`" + `])`)
+	reSpace  = text.Regexp(`\s+`)
 )
 
 // Normalise masks the parts of a line of text that vary from run to run
@@ -91,14 +91,14 @@ var (
 // site-packages). Masking the path whole would merge "no such file
 // agent_output.json" with "no such file alerts.json".
 func Normalise(line string) string {
-	line = reSpace.ReplaceAllString(strings.TrimSpace(line), " ")
+	line = reSpace().ReplaceAllString(strings.TrimSpace(line), " ")
 	line = maskQuoted(line)
-	line = reURL.ReplaceAllStringFunc(line, func(m string) string {
+	line = reURL().ReplaceAllStringFunc(line, func(m string) string {
 		// A URL ends before the punctuation a sentence puts after it.
 		return maskURL + m[len(strings.TrimRight(m, ".,:;!?)")):]
 	})
-	line = rePath.ReplaceAllStringFunc(line, func(m string) string {
-		sub := rePath.FindStringSubmatch(m)
+	line = rePath().ReplaceAllStringFunc(line, func(m string) string {
+		sub := rePath().FindStringSubmatch(m)
 		lead, path := sub[1], sub[2]
 		trimmed := strings.TrimRight(path, "/")
 		last := path[strings.LastIndexByte(trimmed, '/')+1:]
@@ -114,19 +114,19 @@ func Normalise(line string) string {
 // maskInner applies the masks that apply inside any text: those of
 // Normalise but quoted strings, URLs and paths.
 func maskInner(s string) string {
-	s = replaceBounded(s, reUUID, func(string) string { return maskUUID })
-	s = replaceBounded(s, reTime, func(string) string { return maskTime })
-	s = replaceBounded(s, reDate, func(string) string { return maskDate })
-	s = replaceBounded(s, reIP, func(string) string { return maskIP })
-	s = rePod.ReplaceAllString(s, "${1}-"+maskPod)
-	s = reRS.ReplaceAllStringFunc(s, func(m string) string {
-		sub := reRS.FindStringSubmatch(m)
+	s = replaceBounded(s, reUUID(), func(string) string { return maskUUID })
+	s = replaceBounded(s, reTime(), func(string) string { return maskTime })
+	s = replaceBounded(s, reDate(), func(string) string { return maskDate })
+	s = replaceBounded(s, reIP(), func(string) string { return maskIP })
+	s = rePod().ReplaceAllString(s, "${1}-"+maskPod)
+	s = reRS().ReplaceAllStringFunc(s, func(m string) string {
+		sub := reRS().FindStringSubmatch(m)
 		if !strings.ContainsAny(sub[2], "0123456789") {
 			return m // a word, not a hash
 		}
 		return sub[1] + "-" + maskRS
 	})
-	s = replaceBounded(s, reHex, func(m string) string {
+	s = replaceBounded(s, reHex(), func(m string) string {
 		if strings.HasPrefix(m, "0x") || (strings.ContainsAny(m, "0123456789") && strings.ContainsAny(m, "abcdefABCDEF")) {
 			return maskHex
 		}
@@ -162,11 +162,11 @@ func maskNumbers(s string) string {
 	return b.String()
 }
 
-// bounded compiles a regular expression for a token that stands apart
-// from the letters and digits around it; unlike \b, an underscore
-// separates (alerts_at_2025-12-15T17-30-49.json holds a time).
-func bounded(expr string) *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[^0-9A-Za-z])(` + expr + `)`)
+// bounded is a regular expression, compiled on first use, for a token
+// that stands apart from the letters and digits around it; unlike \b, an
+// underscore separates (alerts_at_2025-12-15T17-30-49.json holds a time).
+func bounded(expr string) func() *regexp.Regexp {
+	return text.Regexp(`(?:^|[^0-9A-Za-z])(` + expr + `)`)
 }
 
 // replaceBounded replaces each token a bounded expression finds, when no
@@ -202,7 +202,7 @@ func maskQuoted(s string) string {
 	var b strings.Builder
 	rest := s
 	for {
-		loc := reQuoted.FindStringSubmatchIndex(rest)
+		loc := reQuoted().FindStringSubmatchIndex(rest)
 		if loc == nil {
 			b.WriteString(rest)
 			return b.String()
@@ -218,7 +218,7 @@ func maskQuoted(s string) string {
 		}
 		content := body[:end]
 		switch {
-		case rePod.MatchString(content) || reRS.MatchString(content):
+		case rePod().MatchString(content) || reRS().MatchString(content):
 			// A pod or replica set keeps its name: masked below.
 			b.WriteString(content)
 		case isQuotedID(content):
@@ -276,7 +276,7 @@ func Tokens(template string) []string {
 }
 
 // reMask finds the masks in a template.
-var reMask = regexp.MustCompile(`<(?:uuid|time|date|ip|url|path|pod|rs|hex|id|text|num)>`)
+var reMask = text.Regexp(`<(?:uuid|time|date|ip|url|path|pod|rs|hex|id|text|num)>`)
 
 // TemplateRegexp is an RE2 regular expression that matches the texts a
 // template was made from: its masks become what they stand for, spaces
@@ -292,7 +292,7 @@ func TemplateRegexp(template string) string {
 		}
 	}
 	at := 0
-	for _, loc := range reMask.FindAllStringIndex(template, -1) {
+	for _, loc := range reMask().FindAllStringIndex(template, -1) {
 		literal(template[at:loc[0]])
 		b.WriteString(maskPatterns[template[loc[0]:loc[1]]])
 		at = loc[1]

@@ -1,6 +1,7 @@
 // Package text holds small string helpers that packages of every layer
-// share: the edit distance that suggests a name for a misspelt one, and a
-// cut at a number of characters, a count with its noun.
+// share: the edit distance that suggests a name for a misspelt one, a
+// cut at a number of characters, a count with its noun, and a regular
+// expression compiled on first use.
 package text
 
 import "fmt"

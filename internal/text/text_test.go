@@ -29,3 +29,23 @@ func TestHead(t *testing.T) {
 		}
 	}
 }
+
+func TestRegexp(t *testing.T) {
+	quoted := Regexp(`"([^"\n]{3,5})"`)
+	if a, b := quoted(), quoted(); a != b {
+		t.Error("a second call compiled the pattern again")
+	}
+	if got := quoted().FindStringSubmatch(`say "abcd" now`); len(got) != 2 || got[1] != "abcd" {
+		t.Errorf("match = %q", got)
+	}
+	for _, bad := range []string{`(`, `a{2,1}`, `x{1001}`, `[z-a]`} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Regexp(%q) did not panic at once", bad)
+				}
+			}()
+			Regexp(bad)
+		}()
+	}
+}
