@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/faultline/faultline/internal/text"
 	"github.com/faultline/faultline/trace"
@@ -60,22 +61,25 @@ func runUnsupportedEvidence(p *Pass) {
 	var missing []string
 	weight := 0
 	for _, claim := range claimTexts(answer) {
-		for _, m := range quoted().FindAllStringSubmatch(claim, -1) {
-			phrase := m[1] + m[2] + m[3]
+		for _, phrase := range quotations(claim) {
 			if len(strings.Fields(phrase)) >= 3 && !c.hasQuotation(phrase) {
 				missing = append(missing, phrase)
 				weight++
 			}
 		}
-		for _, loc := range clockTime().FindAllStringIndex(claim, -1) {
-			if v := claim[loc[0]:loc[1]]; !hedge().MatchString(claim[:loc[0]]) && !c.has(v) {
-				missing = append(missing, v)
+		if digitsAround(claim, ':') {
+			for _, loc := range clockTime().FindAllStringIndex(claim, -1) {
+				if v := claim[loc[0]:loc[1]]; !hedgedBefore(claim[:loc[0]]) && !c.has(v) {
+					missing = append(missing, v)
+				}
 			}
 		}
-		for _, m := range decimal().FindAllStringSubmatchIndex(claim, -1) {
-			v, pct := claim[m[2]:m[3]], m[5] > m[4]
-			if significant(v) >= 2 && !hedge().MatchString(claim[:m[2]]) && !c.hasValue(v, pct) {
-				missing = append(missing, claim[m[2]:m[5]])
+		if digitsAround(claim, '.') {
+			for _, m := range decimal().FindAllStringSubmatchIndex(claim, -1) {
+				v, pct := claim[m[2]:m[3]], m[5] > m[4]
+				if significant(v) >= 2 && !hedgedBefore(claim[:m[2]]) && !c.hasValue(v, pct) {
+					missing = append(missing, claim[m[2]:m[5]])
+				}
 			}
 		}
 	}
@@ -89,8 +93,7 @@ func runUnsupportedEvidence(p *Pass) {
 	final := lastAgentMessage(t)
 	fromFinal := false
 	if final >= 0 {
-		for _, m := range quoted().FindAllStringSubmatch(prose(t.Steps[final].Text), -1) {
-			phrase := m[1] + m[2] + m[3]
+		for _, phrase := range quotations(prose(t.Steps[final].Text)) {
 			if len(strings.Fields(phrase)) >= 3 && !slices.Contains(missing, phrase) && !c.hasQuotation(phrase) {
 				missing = append(missing, phrase)
 				weight++
@@ -130,6 +133,105 @@ func runUnsupportedEvidence(p *Pass) {
 		Explanation: fmt.Sprintf("The diagnosis cites %s that no tool output, tool argument or prompt of the run contains: %s.",
 			text.Plural(len(missing), "specific", "specifics"), strings.Join(quoteAll(shown), ", ")),
 	})
+}
+
+// The expressions above are tried on every claim of every diagnosis, and
+// Go's engine tries an expression without a literal to look for at every
+// position: a claim is first checked, cheaply, for what each needs.
+
+// quotations returns the phrases that quoted matches in s, in order, as
+// FindAllStringSubmatch would, by a scan that looks only at quotation
+// marks: the expression, a program of some six hundred instructions for
+// its counted repetitions, cost a third of the detector.
+func quotations(s string) []string {
+	var phrases []string
+	for i := 0; i < len(s); {
+		phrase, end := quotationAt(s, i)
+		if end < 0 {
+			i++
+			continue
+		}
+		phrases = append(phrases, phrase)
+		i = end
+	}
+	return phrases
+}
+
+// quotationAt matches quoted at offset i of s: the quoted phrase and where
+// the match ends, or an end of -1. The quotation opens at i when i is 0
+// (^), else after a space, parenthesis, bracket or colon at i.
+func quotationAt(s string, i int) (string, int) {
+	open := i
+	if i > 0 || !strings.ContainsRune(`"'“`, utf8RuneAt(s, 0)) {
+		if !strings.ContainsRune(" \t\n\f\r([:", rune(s[i])) {
+			return "", -1
+		}
+		open = i + 1
+	}
+	var closing rune
+	switch r := utf8RuneAt(s, open); r {
+	case '"', '\'':
+		closing = r
+	case '“':
+		closing = '”'
+	default:
+		return "", -1
+	}
+	start := open + utf8.RuneLen(utf8RuneAt(s, open))
+	runes := 0
+	for j := start; j < len(s); {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		switch {
+		case r == '\n':
+			return "", -1
+		case r == closing:
+			if runes < 15 || runes > 200 {
+				return "", -1
+			}
+			end := j + size
+			if end < len(s) {
+				if !strings.ContainsRune(" \t\n\f\r.,;:)]!?", rune(s[end])) {
+					return "", -1
+				}
+				end++
+			}
+			return s[start:j], end
+		}
+		runes++
+		j += size
+	}
+	return "", -1
+}
+
+// utf8RuneAt is the rune at offset i of s, or utf8.RuneError past its end.
+func utf8RuneAt(s string, i int) rune {
+	r, _ := utf8.DecodeRuneInString(s[min(i, len(s)):])
+	return r
+}
+
+// digitsAround reports whether s holds sep between two ASCII digits, as a
+// time (clockTime) and a decimal (decimal) must.
+func digitsAround(s string, sep byte) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == sep && isDigit(s[i-1]) && isDigit(s[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// hedgeTail is more bytes than the longest hedge can take, folded to any
+// case: hedge can only match there.
+const hedgeTail = 48
+
+// hedgedBefore reports whether the text before a value ends with a hedge,
+// trying the expression on that end alone rather than at every position
+// of everything before the value.
+func hedgedBefore(before string) bool {
+	before = strings.TrimRight(before, " \t\n\f\r") // \s
+	return hedge().MatchString(before[max(0, len(before)-hedgeTail):])
 }
 
 // codeBlock matches a fenced block of code or data in a message.

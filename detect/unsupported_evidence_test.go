@@ -1,6 +1,11 @@
 package detect
 
-import "testing"
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestUnsupportedEvidence(t *testing.T) {
 	answer := func(evidence string) string {
@@ -29,4 +34,37 @@ func TestUnsupportedEvidence(t *testing.T) {
 			"final Done.\n```json\n{\"entities\": [{\"reasoning\": \"an unquoted sentence of several words\"}]}\n```")},
 		{name: "no diagnosis, nothing to check", trace: build(`user go`, `final The answer is 0.731 at 14:07:45.`)},
 	})
+}
+
+// The cheap checks stand in for the expressions they guard: on texts built
+// from the characters the expressions care about, each says no only where
+// its expression finds nothing, and hedgedBefore answers as hedge does on
+// the whole text.
+func TestUnsupportedEvidenceShortcuts(t *testing.T) {
+	pieces := []string{"1", "23", ".", ":", "%", " ", "\t", "\n", "a", "ab", "\"", "'", "“", "”", "(", "over", "About", "~",
+		"approximately", "ſ", "é", "≈", "the quick brown fox jumps", "12:30:45", "3.14", "x"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if !digitsAround(s, ':') && clockTime().MatchString(s) {
+			t.Errorf("digitsAround(%q, ':') = false, but clockTime matches", s)
+		}
+		if !digitsAround(s, '.') && decimal().MatchString(s) {
+			t.Errorf("digitsAround(%q, '.') = false, but decimal matches", s)
+		}
+		var want []string
+		for _, m := range quoted().FindAllStringSubmatch(s, -1) {
+			want = append(want, m[1]+m[2]+m[3])
+		}
+		if got := quotations(s); !slices.Equal(got, want) {
+			t.Errorf("quotations(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := hedgedBefore(s), hedge().MatchString(s); got != want {
+			t.Errorf("hedgedBefore(%q) = %v, hedge says %v", s, got, want)
+		}
+	}
 }
