@@ -57,6 +57,15 @@ func FuzzSearchQuery(f *testing.F) {
 	})
 }
 
+// The index merges its segments at sixteen of a size (migration 0009), not
+// FTS5's four.
+func TestSearchIndexMerge(t *testing.T) {
+	var automerge int
+	if err := open(t).db.QueryRow(`SELECT v FROM steps_fts_config WHERE k = 'automerge'`).Scan(&automerge); err != nil || automerge != 16 {
+		t.Errorf("automerge = %d, %v; want 16", automerge, err)
+	}
+}
+
 func TestSearchFollowsReplacement(t *testing.T) {
 	ctx := context.Background()
 	st := open(t)
