@@ -35,6 +35,9 @@ func chromium(t *testing.T) string {
 
 // headless starts a headless Chromium for the test. Without the network
 // flags, a closed network makes it hang on its own background requests.
+// A browser that exits before it listens (seen while every package's
+// tests ran at once on two cores) is started again, up to twice; a
+// browser that starts and then fails fails the test.
 func headless(t *testing.T) context.Context {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium(t)),
@@ -43,16 +46,26 @@ func headless(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1400, 1000),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancelBrowser := chromedp.NewContext(ctx)
-	t.Cleanup(cancelBrowser)
-	return ctx
+	for attempt := 1; ; attempt++ {
+		alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(opts, chromedp.UserDataDir(t.TempDir()))...)
+		browser, cancelBrowser := chromedp.NewContext(alloc)
+		err := chromedp.Do(browser) // starts it
+		if err == nil {
+			t.Cleanup(cancelAlloc)
+			t.Cleanup(cancelBrowser)
+			return browser
+		}
+		cancelBrowser()
+		cancelAlloc()
+		if attempt == 3 || !strings.Contains(err.Error(), "chrome failed to start") {
+			t.Fatalf("starting Chromium (attempt %d): %v", attempt, err)
+		}
+		t.Logf("Chromium exited before it listened (attempt %d), starting it again: %v", attempt, err)
+	}
 }
 
 // console keeps what the page writes to the console: errors, refused
