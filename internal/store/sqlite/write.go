@@ -81,13 +81,8 @@ func (b *Batch) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, e
 	if b.err != nil {
 		return nil, b.err
 	}
-	// Within the open transaction, if any: the Store's connection is its.
-	var q querier = b.s.db
-	if b.w != nil {
-		q = b.w.tx
-	}
 	var hash string
-	err := q.QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, f.Path).Scan(&hash)
+	err := b.query(ctx, queryFileHash, func(st *sql.Stmt) error { return st.QueryRowContext(ctx, f.Path).Scan(&hash) })
 	switch {
 	case err == nil && hash == f.Hash:
 		return nil, nil
@@ -97,7 +92,11 @@ func (b *Batch) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, e
 	// The file's previous traces are removed at Close, those it no longer
 	// holds: one it still holds is first compared with its new version, and
 	// stays if that version is refused.
-	previous, err := fileTraces(ctx, q, f.Path)
+	var previous map[string]bool
+	err = b.query(ctx, queryFileTraces, func(st *sql.Stmt) (err error) {
+		previous, err = fileTraces(ctx, st, f.Path)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -120,15 +119,25 @@ func (b *Batch) Close(ctx context.Context) error {
 	return b.err
 }
 
-// querier is what reading needs of a database or a transaction.
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+// query runs one of sharedQueries in the open transaction, if any (the
+// Store's connection is its), else on the database: a file's two lookups
+// are prepared once, not for every file (about 5% of the store's time on
+// many small files).
+func (b *Batch) query(ctx context.Context, query string, run func(*sql.Stmt) error) error {
+	if b.w == nil {
+		return run(b.s.shared[query])
+	}
+	st, err := b.w.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	return run(st)
 }
 
-// fileTraces returns the ids of the traces stored from a file.
-func fileTraces(ctx context.Context, q querier, file string) (map[string]bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id FROM traces WHERE file = ?`, file)
+// fileTraces returns the ids of the traces stored from a file, by
+// queryFileTraces.
+func fileTraces(ctx context.Context, st *sql.Stmt, file string) (map[string]bool, error) {
+	rows, err := st.QueryContext(ctx, file)
 	if err != nil {
 		return nil, fmt.Errorf("listing previous traces: %w", err)
 	}
@@ -391,6 +400,8 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 // trace is a transaction of its own.
 const (
 	queryStoredSteps = `SELECT step_count, file FROM traces WHERE id = ?`
+	queryFileHash    = `SELECT hash FROM files WHERE path = ?`
+	queryFileTraces  = `SELECT id FROM traces WHERE file = ?`
 	queryTraceKey    = `SELECT key FROM trace_keys WHERE trace_id = ?`
 	querySavepoint   = `SAVEPOINT trace`
 	queryRelease     = `RELEASE trace`
@@ -406,7 +417,7 @@ const (
 		ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, format = excluded.format, size = excluded.size, traces = excluded.traces, ingested_at = excluded.ingested_at`
 )
 
-var sharedQueries = []string{queryStoredSteps, queryTraceKey, querySavepoint, queryRelease,
+var sharedQueries = []string{queryStoredSteps, queryFileHash, queryFileTraces, queryTraceKey, querySavepoint, queryRelease,
 	queryInsertTrace, queryInsertStep, queryInsertFinding, queryInsertOutcome, queryRecordFile}
 
 // prepareShared prepares sharedQueries for db.
