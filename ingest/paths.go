@@ -98,7 +98,8 @@ type Summary struct {
 	Refused int // traces the sink refused (see ErrRefused), each also an error
 	Errors  int // issues of severity Error
 	Notices int
-	// SkippedFiles lists the walked files Skipped counts.
+	// SkippedFiles lists the walked files Skipped counts, unless
+	// Options.Skipped takes them.
 	SkippedFiles []string
 	// UnchangedFiles lists the keys (FileInfo.Path) of the recognised files
 	// the sink already had.
@@ -117,6 +118,11 @@ type Options struct {
 	// keeps every text whole, at the cost of memory about eleven times the
 	// longest.
 	TextLimit int
+	// Skipped, when set, is called with each walked file that Summary.Skipped
+	// counts, in the walk's order, and Summary.SkippedFiles stays empty: a
+	// walk of many run directories would otherwise hold the path of every
+	// file beside the traces (a prompt, an answer file) to its end.
+	Skipped func(path string)
 	// Workers is how many files of a directory walk are read at once (1
 	// when 0). With more than one, the sink must be safe for concurrent
 	// use, a file's traces still reach it in order from one goroutine, and
@@ -233,9 +239,19 @@ func (w *walker) reportLocked(i Issue) {
 
 // skip counts a walked file not read, and reports why.
 func (w *walker) skip(p, why string) {
-	w.sum.Skipped++
-	w.sum.SkippedFiles = append(w.sum.SkippedFiles, p)
+	w.skipped(p)
 	w.report(Issue{Path: p, Severity: Notice, Message: "skipped: " + why})
+}
+
+// skipped counts a walked file that is not read, and lists it or hands it
+// to Options.Skipped.
+func (w *walker) skipped(p string) {
+	w.sum.Skipped++
+	if w.opts.Skipped != nil {
+		w.opts.Skipped(p)
+		return
+	}
+	w.sum.SkippedFiles = append(w.sum.SkippedFiles, p)
 }
 
 func (w *walker) dir(ctx context.Context, root string) error {
@@ -341,6 +357,7 @@ func (w *walker) fileApart(ctx context.Context, p string) walkedFile {
 	var r walkedFile
 	fw := &walker{sink: w.sink, opts: w.opts, zero: w.zero}
 	fw.opts.Report = func(i Issue) { r.issues = append(r.issues, i) }
+	fw.opts.Skipped = nil // listed, for absorb to hand on in the walk's order
 	r.err = fw.file(ctx, p, p, false, "")
 	r.sum = fw.sum
 	return r
@@ -355,12 +372,13 @@ func (w *walker) absorb(r walkedFile) {
 	}
 	w.sum.Files += r.sum.Files
 	w.sum.Unchanged += r.sum.Unchanged
-	w.sum.Skipped += r.sum.Skipped
 	w.sum.Traces += r.sum.Traces
 	w.sum.Refused += r.sum.Refused
 	w.sum.Errors += r.sum.Errors
 	w.sum.Notices += r.sum.Notices
-	w.sum.SkippedFiles = append(w.sum.SkippedFiles, r.sum.SkippedFiles...)
+	for _, p := range r.sum.SkippedFiles {
+		w.skipped(p)
+	}
 	w.sum.UnchangedFiles = append(w.sum.UnchangedFiles, r.sum.UnchangedFiles...)
 }
 
@@ -528,8 +546,7 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool, 
 		if explicit {
 			w.report(Issue{Path: display, Severity: Error, Message: why})
 		} else {
-			w.sum.Skipped++
-			w.sum.SkippedFiles = append(w.sum.SkippedFiles, display)
+			w.skipped(display)
 		}
 		return nil
 	}

@@ -273,6 +273,19 @@ func TestPathsWorkersReadAsOne(t *testing.T) {
 			t.Errorf("%d workers:\n%+v\none at a time:\n%+v", workers, got, one)
 		}
 	}
+	// Handed to Options.Skipped, the skipped files come in the order they
+	// were listed, and are not listed.
+	for _, workers := range []int{1, 2, 4} {
+		var handed []string
+		sum, err := Paths(context.Background(), []string{dir}, newMemSink(), Options{Workers: workers, Skipped: func(p string) { handed = append(handed, p) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(handed, one.sum.SkippedFiles) || sum.SkippedFiles != nil || sum.Skipped != one.sum.Skipped {
+			t.Errorf("%d workers: handed %q (listed %q, %d skipped); one at a time listed %q (%d)",
+				workers, handed, sum.SkippedFiles, sum.Skipped, one.sum.SkippedFiles, one.sum.Skipped)
+		}
+	}
 }
 
 // readHead gives a small file whole, and says so; of a larger or a

@@ -148,7 +148,11 @@ func (a *app) prepareCohort(cmd *cobra.Command, st database, paths []string, sf 
 		}
 	}
 	if len(tracePaths) > 0 {
-		res, err := a.ingest(ctx, st, tracePaths, inf, true, quietOut)
+		res, err := a.ingest(ctx, st, tracePaths, inf, true, quietOut, func(f string) {
+			if score.LooksLikeGroundTruthFile(f) {
+				groundTruthFiles = append(groundTruthFiles, f)
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -157,11 +161,6 @@ func (a *app) prepareCohort(cmd *cobra.Command, st database, paths []string, sf 
 			fmt.Fprintln(a.stderr, res.line())
 		}
 		filter.Select = &store.Selection{IDs: res.TraceIDs, Files: res.summary.UnchangedFiles}
-		for _, f := range res.summary.SkippedFiles {
-			if score.LooksLikeGroundTruthFile(f) {
-				groundTruthFiles = append(groundTruthFiles, f)
-			}
-		}
 	}
 	traces, err := st.List(ctx, filter)
 	if err != nil {

@@ -135,7 +135,7 @@ near_hit}.`,
 				}
 			}
 			if len(ingestPaths) > 0 {
-				res, err := a.ingest(ctx, st, ingestPaths, inf, true, asJSON)
+				res, err := a.ingest(ctx, st, ingestPaths, inf, true, asJSON, nil)
 				if err != nil {
 					return err
 				}

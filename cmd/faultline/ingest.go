@@ -100,7 +100,7 @@ status is 1 when any input could not be read or a trace was refused.`,
 				return err
 			}
 			defer st.Close()
-			res, err := a.ingest(cmd.Context(), st, args, inf, !noDetect, asJSON)
+			res, err := a.ingest(cmd.Context(), st, args, inf, !noDetect, asJSON, nil)
 			if err != nil {
 				return err
 			}
@@ -126,7 +126,7 @@ status is 1 when any input could not be read or a trace was refused.`,
 // ingest reads paths into the store, running the detectors on the way in
 // when detectOn is set. Issues are printed as they are found unless they are
 // being collected for JSON.
-func (a *app) ingest(ctx context.Context, st database, paths []string, flags ingestFlags, detectOn, collect bool) (*ingestResult, error) {
+func (a *app) ingest(ctx context.Context, st database, paths []string, flags ingestFlags, detectOn, collect bool, skipped func(path string)) (*ingestResult, error) {
 	res := &ingestResult{Issues: []ingestIssue{}, TraceIDs: []string{}}
 	if flags.replace {
 		st.ReplaceFewerSteps(func(f ingest.FewerSteps) {
@@ -163,7 +163,16 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 	}
 	// Two files at a time: one decoded and checked while the other's
 	// traces are written.
-	opts := ingest.Options{Report: report, Stdin: a.stdin, TextLimit: flags.textLimit(), Workers: 2}
+	opts := ingest.Options{Report: report, Stdin: a.stdin, TextLimit: flags.textLimit(), Workers: 2,
+		// The files of a walk in no trace format (a run's prompt and answer
+		// file, say) are handed on, not kept: a walk of many runs would
+		// hold all their paths to its end.
+		Skipped: func(p string) {
+			a.log.Debug("skipped: no trace format", "file", p)
+			if skipped != nil {
+				skipped(p)
+			}
+		}}
 	sum, err := ingest.Paths(ctx, paths, sink, opts)
 	if cerr := batch.Close(ctx); err == nil {
 		err = cerr
@@ -182,9 +191,6 @@ func (a *app) ingest(ctx context.Context, st database, paths []string, flags ing
 		if unchanged, err = st.List(ctx, store.Filter{Select: &store.Selection{Files: sum.UnchangedFiles}}); err == nil {
 			res.Redetected, err = pipeline.Redetect(ctx, st, summaryIDs(unchanged), ds, a.rejectedFinding)
 		}
-	}
-	for _, p := range sum.SkippedFiles {
-		a.log.Debug("skipped: no trace format", "file", p)
 	}
 	return res, err
 }
