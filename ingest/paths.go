@@ -119,9 +119,10 @@ type Options struct {
 	// longest.
 	TextLimit int
 	// Skipped, when set, is called with each walked file that Summary.Skipped
-	// counts, in the walk's order, and Summary.SkippedFiles stays empty: a
-	// walk of many run directories would otherwise hold the path of every
-	// file beside the traces (a prompt, an answer file) to its end.
+	// counts, in the walk's order and on the goroutine that called Paths,
+	// and Summary.SkippedFiles stays empty: a walk of many run directories
+	// would otherwise hold the path of every file beside the traces (a
+	// prompt, an answer file) to its end.
 	Skipped func(path string)
 	// Workers is how many files of a directory walk are read at once (1
 	// when 0). With more than one, the sink must be safe for concurrent
