@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/internal/text"
 )
 
 func TestUnsupportedEvidence(t *testing.T) {
@@ -35,6 +37,9 @@ func TestUnsupportedEvidence(t *testing.T) {
 		{name: "no diagnosis, nothing to check", trace: build(`user go`, `final The answer is 0.731 at 14:07:45.`)},
 	})
 }
+
+// quoted is what quotations finds, as the expression it once ran.
+var quoted = text.Regexp(`(?:^|[\s(\[:])(?:"([^"\n]{15,200})"|'([^'\n]{15,200})'|“([^”\n]{15,200})”)(?:[\s.,;:)\]!?]|$)`)
 
 // The cheap checks stand in for the expressions they guard: on texts built
 // from the characters the expressions care about, each says no only where
