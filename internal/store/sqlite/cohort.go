@@ -53,11 +53,10 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	}
 	var outcomes []trace.Outcome
 	var primaries outcomeSlab
-	columns := []string{"trace_id", "model", "system", "scenario", "(detected_with != '')", "outcome_list", "finding_list"}
-	err = s.eachSummary(ctx, ids, columns, func(row []string) error {
+	err = s.eachSummary(ctx, ids, func(row summaryRow) error {
 		// The id alone is kept: not the row it was cut from.
-		id, outcomeList, findingList := strings.Clone(row[0]), row[5], row[6]
-		t := store.CohortTrace{ID: id, Model: in(row[1]), System: in(row[2]), Scenario: in(row[3]), Detected: row[4] == "1"}
+		id, outcomeList, findingList := strings.Clone(row.id), row.outcomes, row.findings
+		t := store.CohortTrace{ID: id, Model: in(row.model), System: in(row.system), Scenario: in(row.scenario), Detected: row.detectedWith != ""}
 		outcomes = outcomes[:0]
 		err := eachOutcome(outcomeList, func(o trace.Outcome) {
 			o.Source, o.Metric = in(o.Source), in(o.Metric)

@@ -126,10 +126,10 @@ func (s *Store) TraceVerdicts(ctx context.Context, ids []string, fn func(store.T
 	modes := map[string]string{}
 	var t store.TraceVerdicts
 	row := 0
-	err = s.eachSummary(ctx, ids, []string{"trace_id", "detected_with", "finding_list"}, func(columns []string) error {
+	err = s.eachSummary(ctx, ids, func(summary summaryRow) error {
 		// The id is kept, by the labels made of it: not the row it was cut from.
-		t.Trace, t.DetectedWith = strings.Clone(columns[0]), columns[1]
-		findingList := columns[2]
+		t.Trace, t.DetectedWith = strings.Clone(summary.id), summary.detectedWith
+		findingList := summary.findings
 		row++
 		t.Sources, t.Verdicts = t.Sources[:0], t.Verdicts[:0]
 		var bad error

@@ -244,9 +244,9 @@ func (s *Store) tracesAnnotatedInSummary(ctx context.Context, sources []string) 
 	}
 	all := uint64(1)<<len(sources) - 1
 	ids := []string{}
-	err = s.eachSummary(ctx, nil, []string{"trace_id", "finding_list"}, func(row []string) error {
+	err = s.eachSummary(ctx, nil, func(row summaryRow) error {
 		var seen uint64
-		for list := row[1]; list != ""; {
+		for list := row.findings; list != ""; {
 			at := strings.IndexByte(list, entryStart)
 			if at < 0 {
 				break
@@ -258,10 +258,10 @@ func (s *Store) tracesAnnotatedInSummary(ctx context.Context, sources []string) 
 			}
 			n, err := strconv.Atoi(list[:digits])
 			if err != nil || n >= len(names) {
-				return fmt.Errorf("trace %s: %w", row[0], errSummary)
+				return fmt.Errorf("trace %s: %w", row.id, errSummary)
 			}
 			if seen |= wanted[n]; seen == all {
-				ids = append(ids, strings.Clone(row[0]))
+				ids = append(ids, strings.Clone(row.id))
 				break
 			}
 		}
@@ -273,18 +273,23 @@ func (s *Store) tracesAnnotatedInSummary(ctx context.Context, sources []string) 
 	return ids, nil
 }
 
-// eachSummary reads the given columns of trace_summary, trace_id first and
-// at least one more, for the selected traces (every trace when ids is nil)
-// in id order, and calls fn with each row's columns as text. fn may keep the strings but not
-// the slice, which is reused.
+// summaryRow is one trace's summary, its fields slices of the row read.
+type summaryRow struct {
+	id, model, system, scenario, detectedWith string
+	outcomes, findings                        string // outcome_list, finding_list
+}
+
+// eachSummary reads trace_summary for the selected traces (every trace when
+// ids is nil) in id order, and calls fn with each row. fn may keep the
+// row's strings, which are slices of that row alone.
 //
 // The rows are read on a goroutine of their own, a batch at a time, while fn
 // runs on the caller's: reading a row through the driver costs about as
 // much as what the readers do with it, and the whole-store readers (the
 // report, the dashboard, agreement between sources) are these two halves.
-// Each row comes packed into one text value (see packedColumns), which the
-// driver reads at two thirds of the cost of the columns one by one.
-func (s *Store) eachSummary(ctx context.Context, ids []string, columns []string, fn func(row []string) error) error {
+// Each row is read as its packed column (migration 0010), one value that
+// the driver reads at half the cost of the columns one by one.
+func (s *Store) eachSummary(ctx context.Context, ids []string, fn func(summaryRow) error) error {
 	var keep func(string) bool
 	if ids != nil {
 		// Chunks of sorted ids come back in order. Callers mostly pass
@@ -313,7 +318,7 @@ func (s *Store) eachSummary(ctx context.Context, ids []string, columns []string,
 			ids = nil
 		}
 	}
-	query := `SELECT ` + packedColumns(columns) + ` FROM trace_summary WHERE 1 %s ORDER BY trace_id`
+	query := `SELECT packed FROM trace_summary WHERE 1 %s ORDER BY trace_id`
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	full := make(chan []string, summaryBatches)
@@ -350,17 +355,17 @@ func (s *Store) eachSummary(ctx context.Context, ids []string, columns []string,
 		}
 		read <- err
 	}()
-	fields := make([]string, len(columns))
 	var failed error
 	for batch := range full {
-		for _, row := range batch {
-			if failed = unpackColumns(row, fields); failed != nil {
+		for _, packed := range batch {
+			var row summaryRow
+			if row, failed = unpackSummary(packed); failed != nil {
 				break
 			}
-			if keep != nil && !keep(fields[0]) {
+			if keep != nil && !keep(row.id) {
 				continue
 			}
-			if failed = fn(fields); failed != nil {
+			if failed = fn(row); failed != nil {
 				break
 			}
 		}
@@ -380,39 +385,29 @@ func (s *Store) eachSummary(ctx context.Context, ids []string, columns []string,
 	return failed
 }
 
-// packedColumns is the SQL of one text value holding the given columns:
-// the byte length of each but the last, comma-separated, a colon, then the
-// columns one after the other. Lengths rather than separators, because
-// ids and model names are whatever the traces said.
-func packedColumns(columns []string) string {
-	lengths := make([]string, len(columns)-1)
-	for i, c := range columns[:len(columns)-1] {
-		lengths[i] = "octet_length(" + c + ")"
-	}
-	return strings.Join(lengths, " || ',' || ") + " || ':' || " + strings.Join(columns, " || ")
-}
-
-// unpackColumns cuts a value of packedColumns into fields, which has a
-// place for each column; the fields are slices of row.
-func unpackColumns(row string, fields []string) error {
-	head, body, ok := strings.Cut(row, ":")
+// unpackSummary cuts a packed summary row (see migration 0010) into its
+// columns.
+func unpackSummary(packed string) (summaryRow, error) {
+	var fields [7]string
+	head, body, ok := strings.Cut(packed, ":")
 	if !ok {
-		return errSummary
+		return summaryRow{}, errSummary
 	}
 	for i := range fields[:len(fields)-1] {
 		size, rest, more := strings.Cut(head, ",")
 		if more != (i < len(fields)-2) {
-			return errSummary
+			return summaryRow{}, errSummary
 		}
 		head = rest
 		n, err := strconv.Atoi(size)
 		if err != nil || n < 0 || n > len(body) {
-			return errSummary
+			return summaryRow{}, errSummary
 		}
 		fields[i], body = body[:n], body[n:]
 	}
 	fields[len(fields)-1] = body
-	return nil
+	return summaryRow{id: fields[0], model: fields[1], system: fields[2], scenario: fields[3],
+		detectedWith: fields[4], outcomes: fields[5], findings: fields[6]}, nil
 }
 
 // The rows of eachSummary are handed over summaryBatch at a time, with

@@ -155,17 +155,23 @@ func summaryDump(t *testing.T, db *sql.DB, fromSummary bool) []string {
 			names[id] = name
 			return err
 		})
-		each(`SELECT trace_id, model, system, scenario, detected_with, outcome_list, finding_list FROM trace_summary ORDER BY trace_id`, func(rows *sql.Rows) error {
-			var id, model, system, scenario, with, outcomes, findings string
-			if err := rows.Scan(&id, &model, &system, &scenario, &with, &outcomes, &findings); err != nil {
+		// Through the packed value, which the readers read.
+		each(`SELECT packed FROM trace_summary ORDER BY trace_id`, func(rows *sql.Rows) error {
+			var packed string
+			if err := rows.Scan(&packed); err != nil {
 				return err
 			}
-			out = append(out, fmt.Sprintf("trace %q %q %q %q %q", id, model, system, scenario, with))
-			err := eachOutcome(outcomes, func(o trace.Outcome) { out = append(out, outcome(id, o)) })
+			row, err := unpackSummary(packed)
+			if err != nil {
+				return fmt.Errorf("%q: %w", packed, err)
+			}
+			id := row.id
+			out = append(out, fmt.Sprintf("trace %q %q %q %q %q", id, row.model, row.system, row.scenario, row.detectedWith))
+			err = eachOutcome(row.outcomes, func(o trace.Outcome) { out = append(out, outcome(id, o)) })
 			if err != nil {
 				return err
 			}
-			return eachFinding(findings, false, func(f summaryFinding) {
+			return eachFinding(row.findings, false, func(f summaryFinding) {
 				out = append(out, fmt.Sprintf("%s finding %q %q %q %q", id, names[f.source], f.verdict, f.mode, f.steps))
 			})
 		})
@@ -245,11 +251,11 @@ func TestEachSummary(t *testing.T) {
 		{"none", []string{}, nil},
 	} {
 		var got []string
-		err := st.eachSummary(ctx, tc.ids, []string{"trace_id", "model", "finding_list"}, func(row []string) error {
-			if row[1] != odd[(slices.Index(want, row[0])+1)%len(odd)] && len(tc.ids) == 0 {
-				return fmt.Errorf("trace %q: model %q", row[0], row[1])
+		err := st.eachSummary(ctx, tc.ids, func(row summaryRow) error {
+			if row.model != odd[(slices.Index(want, row.id)+1)%len(odd)] && len(tc.ids) == 0 {
+				return fmt.Errorf("trace %q: model %q", row.id, row.model)
 			}
-			got = append(got, row[0])
+			got = append(got, row.id)
 			return nil
 		})
 		if err != nil || !slices.Equal(got, tc.want) {
@@ -258,7 +264,7 @@ func TestEachSummary(t *testing.T) {
 	}
 	stop := errors.New("enough")
 	rows := 0
-	err := st.eachSummary(ctx, nil, []string{"trace_id", "finding_list"}, func([]string) error {
+	err := st.eachSummary(ctx, nil, func(summaryRow) error {
 		if rows++; rows == summaryBatch+2 {
 			return stop
 		}
@@ -269,31 +275,31 @@ func TestEachSummary(t *testing.T) {
 	}
 }
 
-func TestUnpackColumns(t *testing.T) {
+func TestUnpackSummary(t *testing.T) {
 	for _, tc := range []struct {
-		row  string
-		want []string // nil: unreadable
+		packed string
+		want   []string // nil: unreadable
 	}{
-		{"1,0:abc", []string{"a", "", "bc"}},
-		{"3,2::,::,x", []string{":,:", ":,", "x"}},
-		{"0,0:", []string{"", "", ""}},
-		{"1,0", nil},
-		{"1:abc", nil},
-		{"1,9:abc", nil},
-		{"-1,0:abc", nil},
-		{"1,0,0:abc", nil},
-		{"x,0:abc", nil},
+		{"1,0,2,0,1,3:abcdeoutcfind", []string{"a", "", "bc", "", "d", "eou", "tcfind"}},
+		{"3,2,0,0,0,0::,::,x", []string{":,:", ":,", "", "", "", "", "x"}},
+		{"0,0,0,0,0,0:", []string{"", "", "", "", "", "", ""}},
+		{"1,0,0,0,0,0", nil},
+		{"1,0,0,0,0:abc", nil},
+		{"1,0,0,0,0,0,0:abc", nil},
+		{"1,9,0,0,0,0:abc", nil},
+		{"-1,0,0,0,0,0:abc", nil},
+		{"x,0,0,0,0,0:abc", nil},
 	} {
-		fields := make([]string, 3)
-		err := unpackColumns(tc.row, fields)
+		row, err := unpackSummary(tc.packed)
+		got := []string{row.id, row.model, row.system, row.scenario, row.detectedWith, row.outcomes, row.findings}
 		if tc.want == nil {
 			if err == nil {
-				t.Errorf("%q: read as %q", tc.row, fields)
+				t.Errorf("%q: read as %q", tc.packed, got)
 			}
 			continue
 		}
-		if err != nil || !slices.Equal(fields, tc.want) {
-			t.Errorf("%q: %q, %v; want %q", tc.row, fields, err, tc.want)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %q, %v; want %q", tc.packed, got, err, tc.want)
 		}
 	}
 }
@@ -333,5 +339,55 @@ func TestIncreasing(t *testing.T) {
 		if got := increasing(tt.ids); got != tt.want {
 			t.Errorf("%v: %v", tt.ids, got)
 		}
+	}
+}
+
+// TestSummaryPackedUpgrade opens a store of schema 9, whose summary has no
+// packed value: the rows it held are packed, and the triggers of 0006 keep
+// the table made again current.
+func TestSummaryPackedUpgrade(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := migrationList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range list {
+		if m.version > 9 {
+			break
+		}
+		if _, err := db.Exec(m.body); err != nil {
+			t.Fatal(m.name, err)
+		}
+	}
+	for _, q := range []string{
+		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
+		`INSERT INTO schema_version VALUES (9)`,
+		`INSERT INTO traces (id, file, format, source, model, step_count) VALUES ('old', '/f', 'codex', 'x', 'm:1,2', 0)`,
+		`INSERT INTO findings (trace_id, source, mode, verdict, steps) VALUES ('old', 'detector', 'FM-1.3', 'present', '[0]')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got, want := summaryDump(t, st.db, true), summaryDump(t, st.db, false); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the upgrade the summary says\n%v\nand a recount\n%v", got, want)
+	}
+	if _, err := st.db.Exec(`INSERT INTO findings (trace_id, source, mode, verdict) VALUES ('old', 'judge:x', 'FM-2.1', 'absent')`); err != nil {
+		t.Fatal(err)
+	}
+	got, want := summaryDump(t, st.db, true), summaryDump(t, st.db, false)
+	if !reflect.DeepEqual(got, want) || len(got) != 3 {
+		t.Fatalf("a finding stored after the upgrade: the summary says\n%v\nand a recount\n%v", got, want)
 	}
 }
