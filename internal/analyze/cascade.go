@@ -68,7 +68,7 @@ func (c *cohort) cascades(idx []int32, tests *family) Cascades {
 		order = order[:0]
 		for b := m.modes; b != 0; b &= b - 1 {
 			k := bits.TrailingZeros16(b)
-			if first[k] < 0 {
+			if first[k] == 0 {
 				cs.Unlocated++
 				continue
 			}

@@ -246,9 +246,9 @@ type member struct {
 
 // found is what the selected sources found on a trace.
 type found struct {
-	modes  uint16    // bit i: taxonomy.MAST.Modes[i] is present
-	first  [16]int32 // by MAST index: earliest located step, -1 unlocated
-	system []int32   // indices into the other codes (SYS and unknown)
+	modes  uint16     // bit i: taxonomy.MAST.Modes[i] is present
+	first  [16]uint32 // by MAST index: 1 + the earliest located step, 0 unlocated
+	system []int32    // indices into the other codes (SYS and unknown)
 }
 
 // modeMarks folds the store's marks, as they stream, into each trace's
@@ -266,16 +266,15 @@ type modeMarks struct {
 
 const markBlock = 1 << 13
 
-var nothingFound = found{first: [16]int32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}}
+// nothingFound is a trace without marks. It is the zero value, so that a
+// block of traces needs no filling: memory fresh from the system is zero
+// already, and filling a million traces' blocks was a tenth of the report.
+var nothingFound found
 
 func (mm *modeMarks) add(mk store.Mark) {
 	block, at := int(mk.Trace)/markBlock, int(mk.Trace)%markBlock
 	for block >= len(mm.traces) {
-		b := make([]found, markBlock)
-		for i := range b {
-			b[i] = nothingFound
-		}
-		mm.traces = append(mm.traces, b)
+		mm.traces = append(mm.traces, make([]found, markBlock))
 	}
 	k, ok := mm.code[mk.Mode]
 	if !ok {
@@ -294,8 +293,8 @@ func (mm *modeMarks) add(mk store.Mark) {
 		return
 	}
 	f.modes |= 1 << k
-	if mk.Step >= 0 && (f.first[k] < 0 || mk.Step < f.first[k]) {
-		f.first[k] = mk.Step
+	if at := uint32(mk.Step) + 1; mk.Step >= 0 && (f.first[k] == 0 || at < f.first[k]) {
+		f.first[k] = at
 	}
 }
 
