@@ -66,6 +66,7 @@ type app struct {
 	verbose        bool
 	quiet          bool
 	cpuProfile     string // --cpuprofile: where to write a CPU profile of the command
+	memProfile     string // --memprofile: where to write a profile of its allocations
 	stopProfile    func() error
 	log            *slog.Logger
 }
@@ -117,8 +118,8 @@ Then browse: faultline serve`,
 			if !a.quiet {
 				noticeDeprecated(cmd, a.stderr)
 			}
-			if a.cpuProfile != "" {
-				stop, err := startCPUProfile(a.cpuProfile)
+			if a.cpuProfile != "" || a.memProfile != "" {
+				stop, err := startProfiles(a.cpuProfile, a.memProfile)
 				if err != nil {
 					return err
 				}
@@ -141,6 +142,8 @@ Then browse: faultline serve`,
 	// For whoever measures faultline itself (bench/ scripts), not for users.
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to `FILE`")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentFlags().StringVar(&a.memProfile, "memprofile", "", "write a profile of the command's allocations to `FILE`")
+	_ = root.PersistentFlags().MarkHidden("memprofile")
 	root.AddCommand(a.ingestCommand(), a.lsCommand(), a.showCommand(), a.analyzeCommand(), a.reportCommand(), a.checkCommand(), a.evalCommand(), a.judgeCommand(), a.scoreCommand(), a.detectorsCommand(), a.modesCommand(), a.synthCommand(), a.receiveCommand(), a.serveCommand(), a.labelsCommand(), a.exportCommand(), a.diffCommand(), a.versionCommand(), a.workerCommand(), a.guardCommand(), a.rulesCommand(), a.discoverCommand())
 	root.CompletionOptions.HiddenDefaultCmd = true
 	return root

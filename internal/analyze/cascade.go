@@ -64,7 +64,7 @@ func (c *cohort) cascades(idx []int32, tests *family) Cascades {
 			continue
 		}
 		cs.Failed++
-		first := &c.marks.of(m.trace).first
+		first := c.marks.of(m.trace).first
 		order = order[:0]
 		for b := m.modes; b != 0; b &= b - 1 {
 			k := bits.TrailingZeros16(b)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/store"
 	"github.com/faultline/faultline/internal/store/memory"
 	"github.com/faultline/faultline/trace"
 )
@@ -265,6 +268,70 @@ func TestReportGroupsModelsByCanonicalName(t *testing.T) {
 			}
 			if tt.compare != "" && (r.Compare == nil || r.Compare.A+" "+r.Compare.B != tt.compare) {
 				t.Errorf("compare %+v, want %s", r.Compare, tt.compare)
+			}
+		})
+	}
+}
+
+// TestModeMarks holds modeMarks, which keeps each trace compactly once
+// another is marked, to a plain fold of the same marks, with the marks in
+// the loaders' order (a trace's together) and shuffled (traces marked
+// again after others).
+func TestModeMarks(t *testing.T) {
+	modes := []string{"FM-1.1", "FM-1.3", "FM-2.6", "FM-3.3", "SYS-1", "custom-x"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var marks []store.Mark
+	for tr := range int32(40) {
+		if tr%7 == 3 {
+			continue // a trace without marks
+		}
+		for range rng.IntN(6) {
+			marks = append(marks, store.Mark{Trace: tr, Mode: modes[rng.IntN(len(modes))], Step: int32(rng.IntN(30)) - 5})
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		shuffle bool
+	}{{"trace after trace", false}, {"shuffled", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			order := slices.Clone(marks)
+			if tc.shuffle {
+				rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			}
+			mm, want := newModeMarks(), map[int32]*found{}
+			codes := map[string]int32{}
+			for _, mk := range order {
+				mm.add(mk)
+				f := want[mk.Trace]
+				if f == nil {
+					f = &found{}
+					want[mk.Trace] = f
+				}
+				k := mastIndex(mk.Mode)
+				if k < 0 {
+					if _, ok := codes[mk.Mode]; !ok {
+						codes[mk.Mode] = int32(len(codes))
+					}
+					if !slices.Contains(f.system, codes[mk.Mode]) {
+						f.system = append(f.system, codes[mk.Mode])
+					}
+					continue
+				}
+				f.modes |= 1 << k
+				if mk.Step >= 0 && (f.first[k] == 0 || uint32(mk.Step)+1 < f.first[k]) {
+					f.first[k] = uint32(mk.Step) + 1
+				}
+			}
+			for tr := range int32(45) {
+				w := want[tr]
+				if w == nil {
+					w = &found{}
+				}
+				got := mm.of(tr)
+				if got.modes != w.modes || got.first != w.first || !slices.Equal(got.system, w.system) ||
+					mm.modes(tr) != w.modes || !slices.Equal(mm.systemOf(tr), w.system) {
+					t.Errorf("trace %d: %+v (modes %b, system %v), want %+v", tr, got, mm.modes(tr), mm.systemOf(tr), *w)
+				}
 			}
 		})
 	}
