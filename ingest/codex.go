@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/faultline/faultline/ingest/internal/chat"
+	"github.com/faultline/faultline/ingest/internal/jsonscan"
 	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
@@ -94,90 +95,90 @@ type codexPayload struct {
 
 // codexLineFields and codexPayloadFields are the JSON names of the fields
 // of a line and its payload, which a key differing only in case would be
-// decoded into (see jsonScanner.other).
+// decoded into (see jsonscan.Scanner.Other).
 var (
-	codexLineFields    = jsonFieldNames[codexLine]()
-	codexPayloadFields = jsonFieldNames[codexPayload]()
+	codexLineFields    = jsonscan.FieldNames[codexLine]()
+	codexPayloadFields = jsonscan.FieldNames[codexPayload]()
 )
 
 // codexScanners read a file's lines, and the JSON a tool's output holds
 // (from the line scanner's buffer, hence a scanner of its own).
-type codexScanners struct{ line, nested jsonScanner }
+type codexScanners struct{ line, nested jsonscan.Scanner }
 
 // decodeLine reads one rollout line into ev (see unmarshal). Two thirds of
 // a rollout's bytes are the instructions repeated in every turn_context, of
 // which only the model is read: the scanner checks them without decoding
 // them.
 func (sc *codexScanners) decodeLine(line []byte, ev *codexLine) error {
-	return unmarshal(&sc.line, line, ev)
+	return jsonscan.Unmarshal(&sc.line, line, ev)
 }
 
-func (ev *codexLine) scan(s *jsonScanner) bool {
-	return s.object(func(key []byte) bool { return ev.member(s, key) })
+func (ev *codexLine) Scan(s *jsonscan.Scanner) bool {
+	return s.Object(func(key []byte) bool { return ev.member(s, key) })
 }
 
-func (ev *codexLine) member(s *jsonScanner, key []byte) bool {
+func (ev *codexLine) member(s *jsonscan.Scanner, key []byte) bool {
 	switch string(key) {
 	case "timestamp":
-		return s.stringInto(&ev.Timestamp)
+		return s.StringInto(&ev.Timestamp)
 	case "type":
-		return s.stringInto(&ev.Type)
+		return s.StringInto(&ev.Type)
 	case "payload":
-		return s.structInto(func(key []byte) bool { return ev.Payload.member(s, key) })
+		return s.StructInto(func(key []byte) bool { return ev.Payload.member(s, key) })
 	}
-	return s.other(key, codexLineFields)
+	return s.Other(key, codexLineFields)
 }
 
-func (p *codexPayload) member(s *jsonScanner, key []byte) bool {
+func (p *codexPayload) member(s *jsonscan.Scanner, key []byte) bool {
 	switch string(key) {
 	case "type":
-		return s.stringInto(&p.Type)
+		return s.StringInto(&p.Type)
 	case "id":
-		return s.stringInto(&p.ID)
+		return s.StringInto(&p.ID)
 	case "timestamp":
-		return s.stringInto(&p.Timestamp)
+		return s.StringInto(&p.Timestamp)
 	case "cwd":
-		return s.stringInto(&p.Cwd)
+		return s.StringInto(&p.Cwd)
 	case "originator":
-		return s.stringInto(&p.Originator)
+		return s.StringInto(&p.Originator)
 	case "cli_version":
-		return s.stringInto(&p.CLIVersion)
+		return s.StringInto(&p.CLIVersion)
 	case "instructions":
-		return s.stringInto(&p.Instructions)
+		return s.StringInto(&p.Instructions)
 	case "model_provider":
-		return s.stringInto(&p.ModelProvider)
+		return s.StringInto(&p.ModelProvider)
 	case "model":
-		return s.stringInto(&p.Model)
+		return s.StringInto(&p.Model)
 	case "role":
-		return s.stringInto(&p.Role)
+		return s.StringInto(&p.Role)
 	case "content":
-		return s.rawInto((*[]byte)(&p.Content))
+		return s.RawInto((*[]byte)(&p.Content))
 	case "summary":
-		return s.rawInto((*[]byte)(&p.Summary))
+		return s.RawInto((*[]byte)(&p.Summary))
 	case "name":
-		return s.stringInto(&p.Name)
+		return s.StringInto(&p.Name)
 	case "arguments":
-		return s.stringInto(&p.Arguments)
+		return s.StringInto(&p.Arguments)
 	case "input":
-		return s.stringInto(&p.Input)
+		return s.StringInto(&p.Input)
 	case "call_id":
-		return s.stringInto(&p.CallID)
+		return s.StringInto(&p.CallID)
 	case "output":
-		return s.rawInto((*[]byte)(&p.Output))
+		return s.RawInto((*[]byte)(&p.Output))
 	case "action":
-		return s.rawInto((*[]byte)(&p.Action))
+		return s.RawInto((*[]byte)(&p.Action))
 	case "encrypted_content":
-		return s.stringInto(&p.Encrypted)
+		return s.StringInto(&p.Encrypted)
 	case "message":
-		return s.stringInto(&p.Message)
+		return s.StringInto(&p.Message)
 	case "text":
-		return s.stringInto(&p.Text)
+		return s.StringInto(&p.Text)
 	case "reason":
-		return s.stringInto(&p.Reason)
+		return s.StringInto(&p.Reason)
 	case "info":
-		return s.rawInto((*[]byte)(&p.Info))
+		return s.RawInto((*[]byte)(&p.Info))
 	}
-	return s.other(key, codexPayloadFields)
+	return s.Other(key, codexPayloadFields)
 }
 
 // rawPayload re-reads a line's payload verbatim, for the rare events kept as
@@ -200,26 +201,26 @@ type codexContent struct {
 // codexParts are content parts, as MCP tools return them.
 type codexParts []codexContent
 
-var codexContentFields = jsonFieldNames[codexContent]()
+var codexContentFields = jsonscan.FieldNames[codexContent]()
 
-func (p *codexParts) scan(s *jsonScanner) bool {
-	if s.peek() == 'n' {
-		return s.literal("null")
+func (p *codexParts) Scan(s *jsonscan.Scanner) bool {
+	if s.Peek() == 'n' {
+		return s.Literal("null")
 	}
 	if *p == nil {
 		*p = codexParts{} // an empty list decodes as one, not as nil
 	}
-	return s.array(func() bool {
+	return s.Array(func() bool {
 		*p = append(*p, codexContent{})
 		c := &(*p)[len(*p)-1]
-		return s.structInto(func(key []byte) bool {
+		return s.StructInto(func(key []byte) bool {
 			switch string(key) {
 			case "type":
-				return s.stringInto(&c.Type)
+				return s.StringInto(&c.Type)
 			case "text":
-				return s.stringInto(&c.Text)
+				return s.StringInto(&c.Text)
 			}
-			return s.other(key, codexContentFields)
+			return s.Other(key, codexContentFields)
 		})
 	})
 }
@@ -678,9 +679,9 @@ func (sc *codexScanners) toolOutput(raw json.RawMessage) toolOutput {
 	switch {
 	case len(raw) > 0 && raw[0] == '"':
 		// Unquoted once, into the line scanner's buffer (the line is read).
-		sc.line.reset(raw)
-		b, ok := sc.line.str()
-		if !ok || !sc.line.end() {
+		sc.line.Reset(raw)
+		b, ok := sc.line.Str()
+		if !ok || !sc.line.End() {
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
 				return toolOutput{text: string(raw), shape: "text"}
@@ -708,14 +709,14 @@ func (sc *codexScanners) toolOutput(raw json.RawMessage) toolOutput {
 	switch {
 	case bytes.HasPrefix(trimmed, []byte(`{"output"`)) || bytes.HasPrefix(trimmed, []byte("{\n  \"output\"")):
 		var shell shellResult
-		if unmarshal(&sc.nested, trimmed, &shell) == nil {
+		if jsonscan.Unmarshal(&sc.nested, trimmed, &shell) == nil {
 			out := toolOutput{text: shell.Output, exit: shell.Metadata.ExitCode, shape: "shell"}
 			out.failed = out.exit != nil && *out.exit != 0
 			return out
 		}
 	case bytes.HasPrefix(trimmed, []byte("[{")):
 		var parts codexParts
-		if unmarshal(&sc.nested, trimmed, &parts) == nil && len(parts) > 0 && parts[0].Type != "" {
+		if jsonscan.Unmarshal(&sc.nested, trimmed, &parts) == nil && len(parts) > 0 && parts[0].Type != "" {
 			var texts []string
 			for _, p := range parts {
 				if p.Text != "" {
@@ -745,27 +746,27 @@ type shellMetadata struct {
 }
 
 var (
-	shellResultFields   = jsonFieldNames[shellResult]()
-	shellMetadataFields = jsonFieldNames[shellMetadata]()
+	shellResultFields   = jsonscan.FieldNames[shellResult]()
+	shellMetadataFields = jsonscan.FieldNames[shellMetadata]()
 )
 
-func (r *shellResult) scan(s *jsonScanner) bool {
-	return s.object(func(key []byte) bool { return r.member(s, key) })
+func (r *shellResult) Scan(s *jsonscan.Scanner) bool {
+	return s.Object(func(key []byte) bool { return r.member(s, key) })
 }
 
-func (r *shellResult) member(s *jsonScanner, key []byte) bool {
+func (r *shellResult) member(s *jsonscan.Scanner, key []byte) bool {
 	switch string(key) {
 	case "output":
-		return s.stringInto(&r.Output)
+		return s.StringInto(&r.Output)
 	case "metadata":
-		return s.structInto(func(key []byte) bool {
+		return s.StructInto(func(key []byte) bool {
 			if string(key) == "exit_code" {
-				return s.intPtrInto(&r.Metadata.ExitCode)
+				return s.IntPtrInto(&r.Metadata.ExitCode)
 			}
-			return s.other(key, shellMetadataFields)
+			return s.Other(key, shellMetadataFields)
 		})
 	}
-	return s.other(key, shellResultFields)
+	return s.Other(key, shellResultFields)
 }
 
 // toolFailurePrefixes start the plain-text outputs Codex itself writes when a

@@ -2,17 +2,17 @@ package ingest
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/ingest/internal/jsonscan/jsonscantest"
 )
 
 // The scanner must decode what it accepts exactly as encoding/json does,
 // and accept nothing encoding/json refuses: FuzzJSONScanner holds it to
-// that on every input, for every type it decodes.
+// that on every input, for every type of a rollout it decodes.
 
 // scanCases are documents whose reading differs between a naive decoder
 // and encoding/json, each decoded by the scanner or left to encoding/json.
@@ -71,93 +71,16 @@ func FuzzJSONScanner(f *testing.F) {
 		file.Close()
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		checkScanned[codexLine](t, doc)
-		checkScanned[shellResult](t, doc)
-		checkScanned[codexParts](t, doc)
-		checkSkip(t, doc)
-		checkString(t, doc)
+		jsonscantest.Check[codexLine](t, doc)
+		jsonscantest.Check[shellResult](t, doc)
+		jsonscantest.Check[codexParts](t, doc)
 	})
-}
-
-// checkScanned decodes doc with the scanner alone and with encoding/json:
-// what the scanner accepts, encoding/json must accept, decoded the same.
-func checkScanned[T any, P scannedValue[T]](t *testing.T, doc []byte) {
-	t.Helper()
-	var fast, std T
-	var s jsonScanner
-	s.reset(doc)
-	ok := P(&fast).scan(&s) && s.end()
-	err := json.Unmarshal(doc, &std)
-	if !ok {
-		return
-	}
-	if err != nil {
-		t.Fatalf("%T: the scanner accepts what encoding/json refuses (%v): %q", fast, err, doc)
-	}
-	if !reflect.DeepEqual(fast, std) {
-		t.Fatalf("%T: the scanner reads %+v, encoding/json %+v: %q", fast, fast, std, doc)
-	}
-}
-
-// checkSkip holds skip to json.Valid: the same answer, but for nesting
-// deeper than the scanner follows.
-func checkSkip(t *testing.T, doc []byte) {
-	t.Helper()
-	var s jsonScanner
-	s.reset(doc)
-	ok := s.skip() && s.end()
-	valid := json.Valid(doc)
-	if ok != valid && (ok || len(doc) <= maxScanDepth) {
-		t.Fatalf("skip says %v, json.Valid %v: %q", ok, valid, doc)
-	}
-}
-
-// checkString holds str to encoding/json's reading of a string.
-func checkString(t *testing.T, doc []byte) {
-	t.Helper()
-	var s jsonScanner
-	s.reset(doc)
-	got, ok := s.str()
-	ok = ok && s.end()
-	var want string
-	err := json.Unmarshal(doc, &want)
-	switch {
-	case ok && err != nil:
-		t.Fatalf("str accepts what encoding/json refuses (%v): %q", err, doc)
-	case ok && string(got) != want:
-		t.Fatalf("str reads %q, encoding/json %q: %q", got, want, doc)
-	case !ok && err == nil && FirstByte(doc) == '"':
-		t.Fatalf("str refuses a string encoding/json reads: %q", doc)
-	}
 }
 
 // TestJSONScannerFallsBack checks that the documents the scanner leaves to
 // encoding/json are decoded as encoding/json decodes them, errors included.
 func TestJSONScannerFallsBack(t *testing.T) {
 	for _, c := range scanCases {
-		var s jsonScanner
-		var got, want codexLine
-		gotErr := unmarshal(&s, []byte(c), &got)
-		wantErr := json.Unmarshal([]byte(c), &want)
-		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() || !reflect.DeepEqual(got, want) {
-			t.Errorf("%q: got %+v (%v), want %+v (%v)", c, got, gotErr, want, wantErr)
-		}
-	}
-}
-
-// TestPlainRun checks the eight-bytes-at-a-time scan against the byte
-// loop, at every offset of every byte that stops it.
-func TestPlainRun(t *testing.T) {
-	for _, stop := range []byte{'"', '\\', 0, 0x1f, 0x80, 0xff} {
-		for n := range 20 {
-			b := []byte(strings.Repeat("a ~\x7f", 6))
-			if n < len(b) {
-				b[n] = stop
-			}
-			want := min(n, len(b))
-			if got := plainRun(b); got != want {
-				t.Errorf("stop %#x at %d: plainRun = %d", stop, n, got)
-			}
-		}
+		jsonscantest.FallsBack[codexLine](t, []byte(c))
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/faultline/faultline/ingest/internal/jsonscan"
 )
 
 // Streaming helpers for formats whose files are JSON documents rather than
@@ -336,13 +338,11 @@ func (s *jsonRecords) peek() byte {
 	var c [1]byte
 	buffered := s.dec.Buffered()
 	for {
-		if n, _ := buffered.Read(c[:]); n == 0 || !isJSONSpace(c[0]) {
+		if n, _ := buffered.Read(c[:]); n == 0 || !jsonscan.IsSpace(c[0]) {
 			return c[0]
 		}
 	}
 }
-
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // value decodes one record.
 func (s *jsonRecords) value() (json.RawMessage, int, error) {

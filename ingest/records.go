@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/faultline/faultline/ingest/internal/jsonscan"
 	"github.com/faultline/faultline/ingest/internal/jsontext"
 	"github.com/faultline/faultline/trace"
 )
@@ -295,7 +296,7 @@ func scanMembers(raw []byte, open byte) []member {
 }
 
 func skipJSONSpace(raw []byte, i int) int {
-	for i < len(raw) && isJSONSpace(raw[i]) {
+	for i < len(raw) && jsonscan.IsSpace(raw[i]) {
 		i++
 	}
 	return i

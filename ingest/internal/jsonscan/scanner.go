@@ -1,4 +1,8 @@
-package ingest
+// Package jsonscan reads JSON documents of a known shape in one pass, for
+// the decoders whose inputs are many values of that shape, and leaves
+// anything it does not read exactly as encoding/json would to
+// encoding/json.
+package jsonscan
 
 import (
 	"bytes"
@@ -10,7 +14,7 @@ import (
 	"unicode/utf8"
 )
 
-// jsonScanner reads one JSON document in a single pass, validating as it
+// Scanner reads one JSON document in a single pass, validating as it
 // goes, for the decoders that read many lines or values of one known shape
 // (a Codex rollout's events): encoding/json checks a whole document before
 // it decodes it, and each JSON string held in a string is checked and
@@ -20,48 +24,48 @@ import (
 // the caller then decodes the document with encoding/json, whose result
 // and error it keeps: the scanner is a shortcut for well-formed input,
 // never a second set of rules.
-type jsonScanner struct {
+type Scanner struct {
 	b   []byte
 	i   int
 	buf []byte // the content of the last string read with escapes
 }
 
-// maxScanDepth bounds the nesting the scanner follows; deeper documents
+// MaxDepth bounds the nesting the scanner follows; deeper documents
 // are left to encoding/json (whose own bound is 10,000).
-const maxScanDepth = 512
+const MaxDepth = 512
 
-func (s *jsonScanner) reset(b []byte) {
+func (s *Scanner) Reset(b []byte) {
 	s.b, s.i = b, 0
 }
 
-// scannedValue is a type the scanner decodes: scan reads its value.
-type scannedValue[T any] interface {
+// Value is a type the scanner decodes: Scan reads its value.
+type Value[T any] interface {
 	*T
-	scan(s *jsonScanner) bool
+	Scan(s *Scanner) bool
 }
 
-// unmarshal decodes doc into v as json.Unmarshal does: in one pass when it
-// is well formed (see jsonScanner), through encoding/json otherwise, whose
+// Unmarshal decodes doc into v as json.Unmarshal does: in one pass when it
+// is well formed (see Scanner), through encoding/json otherwise, whose
 // result and error it then is.
-func unmarshal[T any, P scannedValue[T]](s *jsonScanner, doc []byte, v P) error {
+func Unmarshal[T any, P Value[T]](s *Scanner, doc []byte, v P) error {
 	var zero T
 	*v = zero
-	s.reset(doc)
-	if v.scan(s) && s.end() {
+	s.Reset(doc)
+	if v.Scan(s) && s.End() {
 		return nil
 	}
 	*v = zero
 	return json.Unmarshal(doc, v)
 }
 
-func (s *jsonScanner) space() {
-	for s.i < len(s.b) && isJSONSpace(s.b[s.i]) {
+func (s *Scanner) space() {
+	for s.i < len(s.b) && IsSpace(s.b[s.i]) {
 		s.i++
 	}
 }
 
-// peek returns the next byte past white space, or 0 at the end.
-func (s *jsonScanner) peek() byte {
+// Peek returns the next byte past white space, or 0 at the end.
+func (s *Scanner) Peek() byte {
 	s.space()
 	if s.i >= len(s.b) {
 		return 0
@@ -69,19 +73,19 @@ func (s *jsonScanner) peek() byte {
 	return s.b[s.i]
 }
 
-// end reports whether only white space is left.
-func (s *jsonScanner) end() bool { return s.peek() == 0 && s.i == len(s.b) }
+// End reports whether only white space is left.
+func (s *Scanner) End() bool { return s.Peek() == 0 && s.i == len(s.b) }
 
-// object reads the members of an object, calling member with each key
+// Object reads the members of an object, calling member with each key
 // (its raw bytes) when the scanner is at its value, which member must
 // read. It reports false when the object is malformed, a key has escapes,
 // or member does.
-func (s *jsonScanner) object(member func(key []byte) bool) bool {
-	if s.peek() != '{' {
+func (s *Scanner) Object(member func(key []byte) bool) bool {
+	if s.Peek() != '{' {
 		return false
 	}
 	s.i++
-	if s.peek() == '}' {
+	if s.Peek() == '}' {
 		s.i++
 		return true
 	}
@@ -90,7 +94,7 @@ func (s *jsonScanner) object(member func(key []byte) bool) bool {
 		if !ok || !member(key) {
 			return false
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.i++
 		case '}':
@@ -102,14 +106,14 @@ func (s *jsonScanner) object(member func(key []byte) bool) bool {
 	}
 }
 
-// array reads the elements of an array, calling elem at each, which must
+// Array reads the elements of an array, calling elem at each, which must
 // read it.
-func (s *jsonScanner) array(elem func() bool) bool {
-	if s.peek() != '[' {
+func (s *Scanner) Array(elem func() bool) bool {
+	if s.Peek() != '[' {
 		return false
 	}
 	s.i++
-	if s.peek() == ']' {
+	if s.Peek() == ']' {
 		s.i++
 		return true
 	}
@@ -117,7 +121,7 @@ func (s *jsonScanner) array(elem func() bool) bool {
 		if !elem() {
 			return false
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.i++
 		case ']':
@@ -131,8 +135,8 @@ func (s *jsonScanner) array(elem func() bool) bool {
 
 // key reads an object's key and the colon after it. A key with escapes
 // is not handled (encoding/json matches its decoded form).
-func (s *jsonScanner) key() ([]byte, bool) {
-	if s.peek() != '"' {
+func (s *Scanner) key() ([]byte, bool) {
+	if s.Peek() != '"' {
 		return nil, false
 	}
 	start := s.i + 1
@@ -144,7 +148,7 @@ func (s *jsonScanner) key() ([]byte, bool) {
 		return nil, false
 	}
 	s.i = end + 1
-	if s.peek() != ':' {
+	if s.Peek() != ':' {
 		s.i = start - 1 // where it was, for escapedKey
 		return nil, false
 	}
@@ -152,12 +156,12 @@ func (s *jsonScanner) key() ([]byte, bool) {
 	return s.b[start:end], true
 }
 
-// str reads a string value: its content decoded as encoding/json decodes
+// Str reads a string value: its content decoded as encoding/json decodes
 // it (escapes read, invalid UTF-8 and lone surrogates as U+FFFD). The
 // bytes are the input's or the scanner's buffer, valid until the next
 // string is read.
-func (s *jsonScanner) str() ([]byte, bool) {
-	if s.peek() != '"' {
+func (s *Scanner) Str() ([]byte, bool) {
+	if s.Peek() != '"' {
 		return nil, false
 	}
 	start := s.i + 1
@@ -258,46 +262,46 @@ func hex4(b []byte, i int) (rune, bool) {
 	return r, true
 }
 
-// stringInto reads a value for a string field: a string, or null, which
+// StringInto reads a value for a string field: a string, or null, which
 // leaves the field as it was (as encoding/json does).
-func (s *jsonScanner) stringInto(dst *string) bool {
-	if s.peek() == 'n' {
-		return s.literal("null")
+func (s *Scanner) StringInto(dst *string) bool {
+	if s.Peek() == 'n' {
+		return s.Literal("null")
 	}
-	b, ok := s.str()
+	b, ok := s.Str()
 	if ok {
 		*dst = string(b)
 	}
 	return ok
 }
 
-// structInto reads a value for a struct field: an object, whose members
+// StructInto reads a value for a struct field: an object, whose members
 // member reads, or null, which leaves the struct as it was.
-func (s *jsonScanner) structInto(member func(key []byte) bool) bool {
-	if s.peek() == 'n' {
-		return s.literal("null")
+func (s *Scanner) StructInto(member func(key []byte) bool) bool {
+	if s.Peek() == 'n' {
+		return s.Literal("null")
 	}
-	return s.object(member)
+	return s.Object(member)
 }
 
-// rawInto reads any value for a json.RawMessage field, as the slice of the
+// RawInto reads any value for a json.RawMessage field, as the slice of the
 // input it is.
-func (s *jsonScanner) rawInto(dst *[]byte) bool {
+func (s *Scanner) RawInto(dst *[]byte) bool {
 	s.space()
 	start := s.i
-	if !s.skip() {
+	if !s.Skip() {
 		return false
 	}
 	*dst = s.b[start:s.i:s.i]
 	return true
 }
 
-// intPtrInto reads a value for a *int field: an integer, or null, which
+// IntPtrInto reads a value for a *int field: an integer, or null, which
 // sets it to nil.
-func (s *jsonScanner) intPtrInto(dst **int) bool {
-	if s.peek() == 'n' {
+func (s *Scanner) IntPtrInto(dst **int) bool {
+	if s.Peek() == 'n' {
 		*dst = nil
-		return s.literal("null")
+		return s.Literal("null")
 	}
 	start := s.i
 	if !s.number() {
@@ -312,22 +316,22 @@ func (s *jsonScanner) intPtrInto(dst **int) bool {
 	return true
 }
 
-// other reads the value of a key the caller has no field for, which
+// Other reads the value of a key the caller has no field for, which
 // encoding/json checks and skips. A key that differs from one of fields
 // (the JSON names of the fields) only in case is not handled: encoding/json
 // decodes it into that field.
-func (s *jsonScanner) other(key []byte, fields []string) bool {
+func (s *Scanner) Other(key []byte, fields []string) bool {
 	for _, f := range fields {
 		if strings.EqualFold(string(key), f) {
 			return false
 		}
 	}
-	return s.skip()
+	return s.Skip()
 }
 
-// jsonFieldNames lists the JSON names of the fields of the struct type T,
+// FieldNames lists the JSON names of the fields of the struct type T,
 // as encoding/json reads them from their tags, for other.
-func jsonFieldNames[T any]() []string {
+func FieldNames[T any]() []string {
 	t := reflect.TypeFor[T]()
 	var names []string
 	for i := range t.NumField() {
@@ -344,16 +348,16 @@ func jsonFieldNames[T any]() []string {
 	return names
 }
 
-// skip reads past one value of any kind, checking it is valid JSON.
-func (s *jsonScanner) skip() bool {
+// Skip reads past one value of any kind, checking it is valid JSON.
+func (s *Scanner) Skip() bool {
 	// open holds the containers entered: true for an object.
 	var stack [64]bool
 	open := stack[:0]
 	for {
 		// A value.
-		switch s.peek() {
+		switch s.Peek() {
 		case '{', '[':
-			if len(open) == maxScanDepth {
+			if len(open) == MaxDepth {
 				return false
 			}
 			obj := s.b[s.i] == '{'
@@ -362,7 +366,7 @@ func (s *jsonScanner) skip() bool {
 			if obj {
 				closing = '}'
 			}
-			if s.peek() == closing {
+			if s.Peek() == closing {
 				s.i++
 				break
 			}
@@ -378,15 +382,15 @@ func (s *jsonScanner) skip() bool {
 				return false
 			}
 		case 't':
-			if !s.literal("true") {
+			if !s.Literal("true") {
 				return false
 			}
 		case 'f':
-			if !s.literal("false") {
+			if !s.Literal("false") {
 				return false
 			}
 		case 'n':
-			if !s.literal("null") {
+			if !s.Literal("null") {
 				return false
 			}
 		default:
@@ -400,7 +404,7 @@ func (s *jsonScanner) skip() bool {
 				return true
 			}
 			obj := open[len(open)-1]
-			c := s.peek()
+			c := s.Peek()
 			if c == ',' {
 				s.i++
 				if obj {
@@ -422,8 +426,8 @@ func (s *jsonScanner) skip() bool {
 
 // escapedKey reads past a key that key does not handle, and its colon, in
 // a value only checked.
-func (s *jsonScanner) escapedKey() bool {
-	if s.peek() != '"' || !s.skipString() || s.peek() != ':' {
+func (s *Scanner) escapedKey() bool {
+	if s.Peek() != '"' || !s.skipString() || s.Peek() != ':' {
 		return false
 	}
 	s.i++
@@ -431,7 +435,7 @@ func (s *jsonScanner) escapedKey() bool {
 }
 
 // skipString reads past a string, checking it.
-func (s *jsonScanner) skipString() bool {
+func (s *Scanner) skipString() bool {
 	b := s.b
 	i := s.i + 1
 	for {
@@ -466,7 +470,7 @@ func (s *jsonScanner) skipString() bool {
 	}
 }
 
-func (s *jsonScanner) literal(word string) bool {
+func (s *Scanner) Literal(word string) bool {
 	if !bytes.HasPrefix(s.b[s.i:], []byte(word)) {
 		return false
 	}
@@ -475,7 +479,7 @@ func (s *jsonScanner) literal(word string) bool {
 }
 
 // number reads past a number, checking its syntax.
-func (s *jsonScanner) number() bool {
+func (s *Scanner) number() bool {
 	b, i := s.b, s.i
 	if i < len(b) && b[i] == '-' {
 		i++
@@ -544,3 +548,6 @@ func plainRun(b []byte) int {
 	}
 	return i
 }
+
+// IsSpace reports whether c is white space between JSON tokens.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
