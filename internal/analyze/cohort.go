@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/store"
@@ -451,10 +453,17 @@ func BuildReport(ctx context.Context, st CohortLoader, opt ReportOptions) (*Repo
 		members[m.group] = append(members[m.group], int32(i))
 		members[len(c.groups)] = append(members[len(c.groups)], int32(i))
 	}
-	for g, name := range append(slices.Clone(c.groups), "all") {
-		group := c.group(name, members[g], c.annotated[g], opt.Rule, &tests)
+	// The groups are counted apart, on every core: each test goes into its
+	// group's family, and the families are joined in the groups' order.
+	names := append(slices.Clone(c.groups), "all")
+	groups, families := make([]*Group, len(names)), make([]family, len(names))
+	onEveryCore(members, func(g int) {
+		groups[g] = c.group(names[g], members[g], c.annotated[g], opt.Rule, &families[g])
+	})
+	for g, group := range groups {
+		tests = append(tests, families[g]...)
 		if g < len(c.groups) {
-			group.AlsoWrittenAs = c.written[name]
+			group.AlsoWrittenAs = c.written[group.Name]
 			r.Groups = append(r.Groups, group)
 		} else {
 			r.All = group
@@ -464,15 +473,40 @@ func BuildReport(ctx context.Context, st CohortLoader, opt ReportOptions) (*Repo
 		r.Compare = compare(r.Groups[0], r.Groups[1], &tests)
 	}
 	r.Tests = tests.adjust()
-	for g, group := range append(slices.Clone(r.Groups), r.All) {
-		opt.Rule.classify(group)
-		group.Interventions = c.recommend(group, members[g])
-	}
+	onEveryCore(members, func(g int) {
+		opt.Rule.classify(groups[g])
+		groups[g].Interventions = c.recommend(groups[g], members[g])
+	})
 	if r.Compare != nil {
 		r.Compare.classify(opt.Rule.Alpha)
 	}
 	tests.round()
 	return r, nil
+}
+
+// onEveryCore calls work(g) for each group g of members, on as many
+// goroutines as there are cores, the largest groups first: the last group,
+// everyone, is as large as the others together.
+func onEveryCore(members [][]int32, work func(g int)) {
+	order := make([]int, len(members))
+	for g := range order {
+		order[g] = g
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(members[b]) - len(members[a]) })
+	next := make(chan int, len(order))
+	for _, g := range order {
+		next <- g
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(order)) {
+		wg.Go(func() {
+			for g := range next {
+				work(g)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // newCohort reduces the loaded rows to members and groups.
