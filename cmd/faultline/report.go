@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -133,6 +134,9 @@ names (.md, .html, .json) unless --format says otherwise.`,
 			}
 			if !slices.Contains(report.Formats, format) {
 				return fmt.Errorf("--format must be one of %s", strings.Join(report.Formats, ", "))
+			}
+			if os.Getenv("GOGC") == "" {
+				debug.SetGCPercent(reportGCPercent)
 			}
 			ctx := cmd.Context()
 			st, err := a.readStore(ctx)
