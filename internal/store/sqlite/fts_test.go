@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -120,36 +119,9 @@ func TestSearchFollowsReplacement(t *testing.T) {
 // the steps already stored.
 func TestSearchBackfill(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"0001_init.sql", "0002_judge.sql", "0003_step_span.sql"} {
-		body, err := migrations.ReadFile("migrations/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec(string(body)); err != nil {
-			t.Fatal(name, err)
-		}
-	}
-	for _, q := range []string{
-		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
-		`INSERT INTO schema_version VALUES (3)`,
+	st := openOld(t, 3,
 		`INSERT INTO traces (id, file, format, source, step_count) VALUES ('old', '/f', 'codex', 'x', 2)`,
-		`INSERT INTO steps (trace_id, idx, kind, text) VALUES ('old', 0, 'message', 'hello'), ('old', 1, 'tool_result', 'ImagePullBackOff')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	db.Close()
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+		`INSERT INTO steps (trace_id, idx, kind, text) VALUES ('old', 0, 'message', 'hello'), ('old', 1, 'tool_result', 'ImagePullBackOff')`)
 	hits, err := st.SearchHits(ctx, "imagepullbackoff", []string{"old"})
 	if err != nil || hits["old"].Count != 1 || hits["old"].Steps[0] != 1 {
 		t.Errorf("hits %v, %v", hits, err)

@@ -346,40 +346,9 @@ func TestIncreasing(t *testing.T) {
 // packed value: the rows it held are packed, and the triggers of 0006 keep
 // the table made again current.
 func TestSummaryPackedUpgrade(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := migrationList()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range list {
-		if m.version > 9 {
-			break
-		}
-		if _, err := db.Exec(m.body); err != nil {
-			t.Fatal(m.name, err)
-		}
-	}
-	for _, q := range []string{
-		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
-		`INSERT INTO schema_version VALUES (9)`,
+	st := openOld(t, 9,
 		`INSERT INTO traces (id, file, format, source, model, step_count) VALUES ('old', '/f', 'codex', 'x', 'm:1,2', 0)`,
-		`INSERT INTO findings (trace_id, source, mode, verdict, steps) VALUES ('old', 'detector', 'FM-1.3', 'present', '[0]')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	db.Close()
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+		`INSERT INTO findings (trace_id, source, mode, verdict, steps) VALUES ('old', 'detector', 'FM-1.3', 'present', '[0]')`)
 	if got, want := summaryDump(t, st.db, true), summaryDump(t, st.db, false); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after the upgrade the summary says\n%v\nand a recount\n%v", got, want)
 	}
