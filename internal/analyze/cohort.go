@@ -263,8 +263,14 @@ type found struct {
 // report allocated. A trace marked again after another is opened from what
 // was kept and kept again, anew.
 type modeMarks struct {
-	kept   []keptMarks // by trace index, up to the last trace kept
-	firsts []uint32    // found.first of kept traces, for their present modes in order
+	// kept holds blocks of markBlock traces, by trace index, up to the
+	// last trace kept, and firsts blocks of markBlock first steps: the
+	// found.first of kept traces, for their present modes in order. Slices
+	// grown by doubling would copy a million traces' worth again and
+	// again, into memory fresh from the system each time.
+	kept   [][]keptMarks
+	firsts [][]uint32
+	nFirst uint32 // the firsts kept
 	system map[int32][]int32
 	open   found
 	opened int32 // the trace open is, -1 for none
@@ -321,13 +327,27 @@ func (mm *modeMarks) keep() {
 	if len(f.system) > 0 {
 		mm.system[i] = f.system
 	}
-	for len(mm.kept) <= int(i) {
-		mm.kept = append(mm.kept, keptMarks{})
+	for int(i)/markBlock >= len(mm.kept) {
+		mm.kept = append(mm.kept, make([]keptMarks, markBlock))
 	}
-	mm.kept[i] = keptMarks{modes: f.modes, firstAt: uint32(len(mm.firsts))}
+	mm.kept[i/markBlock][i%markBlock] = keptMarks{modes: f.modes, firstAt: mm.nFirst}
 	for b := f.modes; b != 0; b &= b - 1 {
-		mm.firsts = append(mm.firsts, f.first[bits.TrailingZeros16(b)])
+		if int(mm.nFirst/markBlock) == len(mm.firsts) {
+			mm.firsts = append(mm.firsts, make([]uint32, markBlock))
+		}
+		mm.firsts[mm.nFirst/markBlock][mm.nFirst%markBlock] = f.first[bits.TrailingZeros16(b)]
+		mm.nFirst++
 	}
+}
+
+const markBlock = 1 << 13
+
+// keptOf is the kept record of trace i, zero when none.
+func (mm *modeMarks) keptOf(i int32) keptMarks {
+	if int(i)/markBlock < len(mm.kept) {
+		return mm.kept[i/markBlock][i%markBlock]
+	}
+	return keptMarks{}
 }
 
 // of is what was found on the store's i-th trace.
@@ -335,13 +355,12 @@ func (mm *modeMarks) of(i int32) found {
 	if i == mm.opened {
 		return mm.open
 	}
-	f := found{modes: mm.modes(i), system: mm.system[i]}
-	if f.modes != 0 {
-		at := mm.kept[i].firstAt
-		for b := f.modes; b != 0; b &= b - 1 {
-			f.first[bits.TrailingZeros16(b)] = mm.firsts[at]
-			at++
-		}
+	k := mm.keptOf(i)
+	f := found{modes: k.modes, system: mm.system[i]}
+	at := k.firstAt
+	for b := f.modes; b != 0; b &= b - 1 {
+		f.first[bits.TrailingZeros16(b)] = mm.firsts[at/markBlock][at%markBlock]
+		at++
 	}
 	return f
 }
@@ -359,10 +378,7 @@ func (mm *modeMarks) modes(i int32) uint16 {
 	if i == mm.opened {
 		return mm.open.modes
 	}
-	if int(i) < len(mm.kept) {
-		return mm.kept[i].modes
-	}
-	return 0
+	return mm.keptOf(i).modes
 }
 
 // mastIndex is the position of a MAST code in the taxonomy, or -1.

@@ -53,23 +53,36 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	}
 	var outcomes []trace.Outcome
 	var primaries outcomeSlab
+	// A cohort's outcome lists take a few values too: each is read once.
+	type readOutcomes struct {
+		outcome   *trace.Outcome
+		undecided string
+	}
+	outcomeLists := map[string]readOutcomes{}
 	err = s.eachSummary(ctx, ids, func(row summaryRow) error {
 		// The id alone is kept: not the row it was cut from.
 		id, outcomeList, findingList := strings.Clone(row.id), row.outcomes, row.findings
 		t := store.CohortTrace{ID: id, Model: in(row.model), System: in(row.system), Scenario: in(row.scenario), Detected: row.detectedWith != ""}
-		outcomes = outcomes[:0]
-		err := eachOutcome(outcomeList, func(o trace.Outcome) {
-			o.Source, o.Metric = in(o.Source), in(o.Metric)
-			outcomes = append(outcomes, o)
-		})
-		if err != nil {
-			return fmt.Errorf("trace %s outcomes: %w", id, err)
+		seen, ok := outcomeLists[outcomeList]
+		if !ok {
+			outcomes = outcomes[:0]
+			err := eachOutcome(outcomeList, func(o trace.Outcome) {
+				o.Source, o.Metric = in(o.Source), in(o.Metric)
+				outcomes = append(outcomes, o)
+			})
+			if err != nil {
+				return fmt.Errorf("trace %s outcomes: %w", id, err)
+			}
+			if o := trace.PrimaryOutcome(outcomes); o != nil {
+				seen.outcome = primaries.keep(*o)
+			} else {
+				seen.undecided = store.UndecidedStatus(outcomes)
+			}
+			if len(outcomeLists) < maxSharedOutcomes {
+				outcomeLists[strings.Clone(outcomeList)] = seen
+			}
 		}
-		if o := trace.PrimaryOutcome(outcomes); o != nil {
-			t.Outcome = primaries.keep(*o)
-		} else {
-			t.Undecided = store.UndecidedStatus(outcomes)
-		}
+		t.Outcome, t.Undecided = seen.outcome, seen.undecided
 		i := c.AddTrace(t)
 		unknown := false
 		err = eachFinding(findingList, true, func(f summaryFinding) {
