@@ -45,7 +45,7 @@ func TestSummaryFollowsWrites(t *testing.T) {
 	third, tiny := 1.0/3, math.SmallestNonzeroFloat64
 	yes, no := true, false
 	mk := func(id string, steps int, fs ...trace.Finding) *trace.Trace {
-		tr := &trace.Trace{ID: id, Format: "codex", Model: "m\x1fodel", System: "sy\"s", Scenario: "s\\1", DetectedWith: "r1"}
+		tr := &trace.Trace{ID: id, Format: "codex", Model: "m\x1fo:d,el", System: "sy\"s", Scenario: "s\\1", DetectedWith: "r1"}
 		for range steps {
 			tr.Append(trace.Step{Kind: trace.KindMessage, Role: trace.RoleAssistant, Text: "x"})
 		}
