@@ -62,7 +62,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	err = s.eachSummary(ctx, ids, func(row summaryRow) error {
 		// The id alone is kept: not the row it was cut from.
 		id, outcomeList, findingList := strings.Clone(row.id), row.outcomes, row.findings
-		t := store.CohortTrace{ID: id, Model: in(row.model), System: in(row.system), Scenario: in(row.scenario), Detected: row.detectedWith != ""}
+		t := store.CohortTrace{ID: id, Model: in(row.model), System: in(row.system), Scenario: in(row.scenario), Detected: row.detectorSet != ""}
 		seen, ok := outcomeLists[outcomeList]
 		if !ok {
 			outcomes = outcomes[:0]

@@ -122,13 +122,20 @@ func (s *Store) TraceVerdicts(ctx context.Context, ids []string, fn func(store.T
 	if err != nil {
 		return err
 	}
+	sets, err := s.summaryDetectorSets(ctx)
+	if err != nil {
+		return err
+	}
 	last := make([]int, len(names)) // 1 + the row that last named each source
 	modes := map[string]string{}
 	var t store.TraceVerdicts
 	row := 0
 	err = s.eachSummary(ctx, ids, func(summary summaryRow) error {
 		// The id is kept, by the labels made of it: not the row it was cut from.
-		t.Trace, t.DetectedWith = strings.Clone(summary.id), summary.detectedWith
+		t.Trace = strings.Clone(summary.id)
+		if t.DetectedWith, err = summary.detectedWith(sets); err != nil {
+			return fmt.Errorf("trace %s: %w", t.Trace, err)
+		}
 		findingList := summary.findings
 		row++
 		t.Sources, t.Verdicts = t.Sources[:0], t.Verdicts[:0]

@@ -203,8 +203,19 @@ func unescape(s string) (string, string, error) {
 
 // summarySources returns the names of summary_sources by number.
 func (s *Store) summarySources(ctx context.Context) ([]string, error) {
+	return s.summaryNames(ctx, `SELECT id, source FROM summary_sources`)
+}
+
+// summaryDetectorSets returns the detector sets of summary_detector_sets
+// by number.
+func (s *Store) summaryDetectorSets(ctx context.Context) ([]string, error) {
+	return s.summaryNames(ctx, `SELECT id, detected_with FROM summary_detector_sets`)
+}
+
+// summaryNames reads a table of the summary's names by number (id, name).
+func (s *Store) summaryNames(ctx context.Context, query string) ([]string, error) {
 	var names []string
-	err := s.each(ctx, `SELECT id, source FROM summary_sources`, func(rows *sql.Rows) error {
+	err := s.each(ctx, query, func(rows *sql.Rows) error {
 		var id int
 		var name string
 		if err := rows.Scan(&id, &name); err != nil {
@@ -220,7 +231,7 @@ func (s *Store) summarySources(ctx context.Context) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading the summary's sources: %w", err)
+		return nil, fmt.Errorf("reading the summary's names (%s): %w", query, err)
 	}
 	return names, nil
 }
@@ -275,8 +286,22 @@ func (s *Store) tracesAnnotatedInSummary(ctx context.Context, sources []string) 
 
 // summaryRow is one trace's summary, its fields slices of the row read.
 type summaryRow struct {
-	id, model, system, scenario, detectedWith string
-	outcomes, findings                        string // outcome_list, finding_list
+	id, model, system, scenario string
+	detectorSet                 string // its number in summary_detector_sets, "" for none
+	outcomes, findings          string // outcome_list, finding_list
+}
+
+// detectedWith returns the detector set a row names, from the sets by
+// number.
+func (row summaryRow) detectedWith(sets []string) (string, error) {
+	if row.detectorSet == "" {
+		return "", nil
+	}
+	n, err := strconv.Atoi(row.detectorSet)
+	if err != nil || n < 0 || n >= len(sets) {
+		return "", fmt.Errorf("detector set %q: %w", row.detectorSet, errSummary)
+	}
+	return sets[n], nil
 }
 
 // eachSummary reads trace_summary for the selected traces (every trace when
@@ -407,7 +432,7 @@ func unpackSummary(packed string) (summaryRow, error) {
 	}
 	fields[len(fields)-1] = body
 	return summaryRow{id: fields[0], model: fields[1], system: fields[2], scenario: fields[3],
-		detectedWith: fields[4], outcomes: fields[5], findings: fields[6]}, nil
+		detectorSet: fields[4], outcomes: fields[5], findings: fields[6]}, nil
 }
 
 // The rows of eachSummary are handed over summaryBatch at a time, with

@@ -147,6 +147,15 @@ func summaryDump(t *testing.T, db *sql.DB, fromSummary bool) []string {
 		return fmt.Sprintf("%s outcome %q %q %v %v %q", id, o.Source, o.Metric, deref(o.Score), deref(o.Success), o.Detail)
 	}
 	if fromSummary {
+		var sets []string
+		each(`SELECT id, detected_with FROM summary_detector_sets`, func(rows *sql.Rows) error {
+			var id int
+			var set string
+			err := rows.Scan(&id, &set)
+			sets = append(sets, make([]string, max(0, id+1-len(sets)))...)
+			sets[id] = set
+			return err
+		})
 		names := map[int]string{}
 		each(`SELECT id, source FROM summary_sources`, func(rows *sql.Rows) error {
 			var id int
@@ -166,7 +175,11 @@ func summaryDump(t *testing.T, db *sql.DB, fromSummary bool) []string {
 				return fmt.Errorf("%q: %w", packed, err)
 			}
 			id := row.id
-			out = append(out, fmt.Sprintf("trace %q %q %q %q %q", id, row.model, row.system, row.scenario, row.detectedWith))
+			with, err := row.detectedWith(sets)
+			if err != nil {
+				return err
+			}
+			out = append(out, fmt.Sprintf("trace %q %q %q %q %q", id, row.model, row.system, row.scenario, with))
 			err = eachOutcome(row.outcomes, func(o trace.Outcome) { out = append(out, outcome(id, o)) })
 			if err != nil {
 				return err
@@ -291,7 +304,7 @@ func TestUnpackSummary(t *testing.T) {
 		{"x,0,0,0,0,0:abc", nil},
 	} {
 		row, err := unpackSummary(tc.packed)
-		got := []string{row.id, row.model, row.system, row.scenario, row.detectedWith, row.outcomes, row.findings}
+		got := []string{row.id, row.model, row.system, row.scenario, row.detectorSet, row.outcomes, row.findings}
 		if tc.want == nil {
 			if err == nil {
 				t.Errorf("%q: read as %q", tc.packed, got)
@@ -347,7 +360,8 @@ func TestIncreasing(t *testing.T) {
 // the table made again current.
 func TestSummaryPackedUpgrade(t *testing.T) {
 	st := openOld(t, 9,
-		`INSERT INTO traces (id, file, format, source, model, step_count) VALUES ('old', '/f', 'codex', 'x', 'm:1,2', 0)`,
+		`INSERT INTO traces (id, file, format, source, model, step_count, detected_with) VALUES ('old', '/f', 'codex', 'x', 'm:1,2', 0, 'r9:a,b')`,
+		`INSERT INTO traces (id, file, format, source, model, step_count) VALUES ('new', '/f', 'codex', 'x', '', 0)`,
 		`INSERT INTO findings (trace_id, source, mode, verdict, steps) VALUES ('old', 'detector', 'FM-1.3', 'present', '[0]')`)
 	if got, want := summaryDump(t, st.db, true), summaryDump(t, st.db, false); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after the upgrade the summary says\n%v\nand a recount\n%v", got, want)
@@ -356,7 +370,20 @@ func TestSummaryPackedUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, want := summaryDump(t, st.db, true), summaryDump(t, st.db, false)
-	if !reflect.DeepEqual(got, want) || len(got) != 3 {
+	if !reflect.DeepEqual(got, want) || len(got) != 4 {
 		t.Fatalf("a finding stored after the upgrade: the summary says\n%v\nand a recount\n%v", got, want)
+	}
+}
+
+func TestSummaryDetectedWith(t *testing.T) {
+	sets := []string{"", "r1:a,b"}
+	for _, tc := range []struct {
+		set, want string
+		ok        bool
+	}{{"", "", true}, {"1", "r1:a,b", true}, {"2", "", false}, {"-1", "", false}, {"x", "", false}} {
+		got, err := summaryRow{detectorSet: tc.set}.detectedWith(sets)
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("set %q: %q, %v", tc.set, got, err)
+		}
 	}
 }

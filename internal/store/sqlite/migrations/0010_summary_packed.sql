@@ -13,6 +13,10 @@
 -- list, and cut out of its end part; the other columns are kept apart too,
 -- for the triggers to find where that part starts.
 --
+-- detected_with is, in the summary, the number of the detector set in
+-- summary_detector_sets ('' for none): a set's name lists every detector
+-- (over 500 bytes), and the summary is read whole.
+--
 -- The table is made again, and the triggers of 0006 that wrote it are made
 -- again for it (those on traces, findings and outcomes that name it: the
 -- legacy rename neither rewrites nor checks them).
@@ -28,12 +32,20 @@ CREATE TABLE trace_summary_packed (
     packed        TEXT NOT NULL
 ) WITHOUT ROWID;
 
+CREATE TABLE summary_detector_sets (
+    id            INTEGER PRIMARY KEY,
+    detected_with TEXT NOT NULL UNIQUE
+);
+INSERT INTO summary_detector_sets (detected_with)
+SELECT DISTINCT detected_with FROM trace_summary WHERE detected_with != '' ORDER BY detected_with;
+
 INSERT INTO trace_summary_packed (trace_id, model, system, scenario, detected_with, outcome_list, packed)
-SELECT trace_id, model, system, scenario, detected_with, outcome_list,
+SELECT trace_id, model, system, scenario, detected_set, outcome_list,
     octet_length(trace_id) || ',' || octet_length(model) || ',' || octet_length(system) || ',' || octet_length(scenario) || ','
-    || octet_length(detected_with) || ',' || octet_length(outcome_list) || ':'
-    || trace_id || model || system || scenario || detected_with || outcome_list || finding_list
-FROM trace_summary;
+    || octet_length(detected_set) || ',' || octet_length(outcome_list) || ':'
+    || trace_id || model || system || scenario || detected_set || outcome_list || finding_list
+FROM (SELECT s.*, ifnull((SELECT CAST(d.id AS TEXT) FROM summary_detector_sets d WHERE d.detected_with = s.detected_with), '') AS detected_set
+    FROM trace_summary s);
 
 DROP TABLE trace_summary;
 ALTER TABLE trace_summary_packed RENAME TO trace_summary;
@@ -43,7 +55,8 @@ PRAGMA legacy_alter_table = OFF;
 -- A summary row's parts as they are to be: its trace's fields and outcome
 -- list read again, and its finding list, the end of packed past the rest.
 CREATE VIEW summary_parts AS
-SELECT s.trace_id, t.model, t.system, t.scenario, t.detected_with,
+SELECT s.trace_id, t.model, t.system, t.scenario,
+    ifnull((SELECT CAST(d.id AS TEXT) FROM summary_detector_sets d WHERE d.detected_with = t.detected_with), '') AS detected_with,
     (SELECT ifnull(group_concat(e.entry, '' ORDER BY e.id), '') FROM outcome_entries e WHERE e.trace_id = s.trace_id) AS outcome_list,
     -- (substr of an empty value, a row just made, is null)
     ifnull(substr(CAST(s.packed AS BLOB), instr(s.packed, ':') + 1 + octet_length(s.trace_id) + octet_length(s.model) + octet_length(s.system)
@@ -70,6 +83,7 @@ DROP TRIGGER summary_outcome_delete;
 
 -- A trace's row starts with no outcomes and no findings.
 CREATE TRIGGER summary_trace_insert AFTER INSERT ON traces BEGIN
+    INSERT OR IGNORE INTO summary_detector_sets (detected_with) SELECT new.detected_with WHERE new.detected_with != '';
     INSERT OR REPLACE INTO trace_summary (trace_id, model, system, scenario, detected_with, packed)
         VALUES (new.id, '', '', '', '', '');
     UPDATE trace_summary SET (model, system, scenario, detected_with, outcome_list, packed) =
@@ -77,6 +91,7 @@ CREATE TRIGGER summary_trace_insert AFTER INSERT ON traces BEGIN
         WHERE trace_id = new.id;
 END;
 CREATE TRIGGER summary_trace_update AFTER UPDATE OF model, system, scenario, detected_with ON traces BEGIN
+    INSERT OR IGNORE INTO summary_detector_sets (detected_with) SELECT new.detected_with WHERE new.detected_with != '';
     UPDATE trace_summary SET (model, system, scenario, detected_with, outcome_list, packed) =
         (SELECT model, system, scenario, detected_with, outcome_list, packed FROM summary_repacked WHERE trace_id = new.id)
         WHERE trace_id = new.id;
