@@ -374,39 +374,59 @@ func abs(x int) int { return max(x, -x) }
 // it follows; ties go to the mode that began more cascades, then to
 // taxonomy order, so the same report draws the same graph.
 func cascadeOrder(c analyze.Cascades) []string {
-	onsets := map[string]int{}
-	left := map[string]bool{}
+	// Modes are numbered, and the transitions read as numbers: the search
+	// below weighs every transition for every mode at every step.
+	number := map[string]int{}
+	var codes []string
+	numberOf := func(m string) int {
+		n, ok := number[m]
+		if !ok {
+			n = len(codes)
+			number[m] = n
+			codes = append(codes, m)
+		}
+		return n
+	}
+	var onsets []int
 	for _, o := range c.Onsets {
-		onsets[o.Mode] = o.Traces
-		left[o.Mode] = true
+		n := numberOf(o.Mode)
+		onsets = append(onsets, make([]int, max(0, n+1-len(onsets)))...)
+		onsets[n] = o.Traces
 	}
-	for _, t := range c.Transitions {
-		left[t.From], left[t.To] = true, true
+	type edge struct{ from, to, count int }
+	edges := make([]edge, len(c.Transitions))
+	for i, t := range c.Transitions {
+		edges[i] = edge{numberOf(t.From), numberOf(t.To), t.Count}
 	}
-	var modes []string // in taxonomy order
+	onsets = append(onsets, make([]int, len(codes)-len(onsets))...)
+	left := make([]bool, len(codes))
+	for n := range left {
+		left[n] = true
+	}
+	var modes []int // in taxonomy order
 	for _, m := range taxonomy.MAST.Modes {
-		if left[m.Code] {
-			modes = append(modes, m.Code)
+		if n, ok := number[m.Code]; ok {
+			modes = append(modes, n)
 		}
 	}
 	// in and out weigh each mode's transitions among those left.
-	degrees := func(m string) (in, out int) {
-		for _, t := range c.Transitions {
-			if !left[t.From] || !left[t.To] {
+	degrees := func(m int) (in, out int) {
+		for _, e := range edges {
+			if !left[e.from] || !left[e.to] {
 				continue
 			}
-			if t.To == m {
-				in += t.Count
+			if e.to == m {
+				in += e.count
 			}
-			if t.From == m {
-				out += t.Count
+			if e.from == m {
+				out += e.count
 			}
 		}
 		return in, out
 	}
 	var first, last []string
 	for len(first)+len(last) < len(modes) {
-		pick, bestScore, placeLast := "", 0, false
+		pick, bestScore, placeLast := -1, 0, false
 		for _, m := range modes {
 			if !left[m] {
 				continue
@@ -418,27 +438,27 @@ func cascadeOrder(c analyze.Cascades) []string {
 			case in == 0:
 				pick = m
 			}
-			if pick != "" {
+			if pick >= 0 {
 				break
 			}
 		}
-		if pick == "" {
+		if pick < 0 {
 			for _, m := range modes {
 				if !left[m] {
 					continue
 				}
 				in, out := degrees(m)
 				score := out - in
-				if pick == "" || score > bestScore || score == bestScore && onsets[m] > onsets[pick] {
+				if pick < 0 || score > bestScore || score == bestScore && onsets[m] > onsets[pick] {
 					pick, bestScore = m, score
 				}
 			}
 		}
 		left[pick] = false
 		if placeLast {
-			last = append([]string{pick}, last...)
+			last = append([]string{codes[pick]}, last...)
 		} else {
-			first = append(first, pick)
+			first = append(first, codes[pick])
 		}
 	}
 	return append(first, last...)
