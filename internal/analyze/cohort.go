@@ -526,14 +526,15 @@ func onEveryCore(members [][]int32, work func(g int)) {
 }
 
 // newCohort reduces the loaded rows to members and groups.
-func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace) string, opt ReportOptions) (*cohort, error) {
+func newCohort(data *store.Cohort, marks *modeMarks, key func(*store.Cohort, *store.CohortTrace) string, opt ReportOptions) (*cohort, error) {
 	c := &cohort{data: data, marks: marks, members: make([]member, 0, len(data.Traces)), written: map[string][]string{}}
 	names := map[string]bool{}
-	for _, t := range data.Traces {
-		name := groupName(key(t))
+	for i := range data.Traces {
+		t := &data.Traces[i]
+		name := groupName(key(data, t))
 		names[name] = true
-		if opt.By == "model" && t.Model != "" && t.Model != name && !slices.Contains(c.written[name], t.Model) {
-			c.written[name] = append(c.written[name], t.Model)
+		if model := data.Text(t.Model); opt.By == "model" && model != "" && model != name && !slices.Contains(c.written[name], model) {
+			c.written[name] = append(c.written[name], model)
 		}
 	}
 	for _, w := range c.written {
@@ -564,8 +565,9 @@ func newCohort(data *store.Cohort, marks *modeMarks, key func(store.CohortTrace)
 	// Traces outside the compared groups are dropped; positions map the
 	// store's trace indices to members.
 	position := make([]int32, len(data.Traces))
-	for i, t := range data.Traces {
-		g, ok := groupIndex[groupName(key(t))]
+	for i := range data.Traces {
+		t := &data.Traces[i]
+		g, ok := groupIndex[groupName(key(data, t))]
 		position[i] = -1
 		if !ok {
 			continue
@@ -644,23 +646,23 @@ func groupName(name string) string {
 	return name
 }
 
-func groupKey(by string, aliases store.ModelAliases) (func(store.CohortTrace) string, error) {
+func groupKey(by string, aliases store.ModelAliases) (func(*store.Cohort, *store.CohortTrace) string, error) {
 	switch by {
 	case "model":
 		// Named once per distinct model, not once per trace.
-		canonical := map[string]string{}
-		return func(t store.CohortTrace) string {
-			c, ok := canonical[t.Model]
+		canonical := map[store.Name]string{}
+		return func(c *store.Cohort, t *store.CohortTrace) string {
+			name, ok := canonical[t.Model]
 			if !ok {
-				c = aliases.Canonical(t.Model)
-				canonical[t.Model] = c
+				name = aliases.Canonical(c.Text(t.Model))
+				canonical[t.Model] = name
 			}
-			return c
+			return name
 		}, nil
 	case "system":
-		return func(t store.CohortTrace) string { return t.System }, nil
+		return func(c *store.Cohort, t *store.CohortTrace) string { return c.Text(t.System) }, nil
 	case "scenario":
-		return func(t store.CohortTrace) string { return t.Scenario }, nil
+		return func(c *store.Cohort, t *store.CohortTrace) string { return c.Text(t.Scenario) }, nil
 	}
 	return nil, fmt.Errorf("cannot group by %q: use one of %s", by, strings.Join(Groupings, ", "))
 }
@@ -686,11 +688,11 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 			g.Failed++
 		default:
 			g.Unknown++
-			if t.Undecided != "" {
+			if t.Undecided != 0 {
 				if g.UnknownWhy == nil {
 					g.UnknownWhy = map[string]int{}
 				}
-				g.UnknownWhy[t.Undecided]++
+				g.UnknownWhy[c.data.Text(t.Undecided)]++
 			}
 		}
 		if o := t.Outcome; m.outcome != unknown && o.Score != nil {

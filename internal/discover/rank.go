@@ -146,7 +146,7 @@ func (d *discovery) patternOf(group []*signatureStats) *Pattern {
 	var succeededRefs []TraceRef
 	for _, t := range traces {
 		ct := &d.cohort.Traces[t]
-		model := d.model(ct.Model)
+		model := d.model(d.cohort.Text(ct.Model))
 		mc := models[model]
 		if mc == nil {
 			mc = &ModelCount{Model: model}

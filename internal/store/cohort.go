@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/faultline/faultline/trace"
 )
@@ -19,19 +20,59 @@ type Cohort struct {
 	// Annotations pairs each trace with each source that has at least one
 	// finding on it, of any verdict, once.
 	Annotations []Annotation
+	// names holds the strings the traces name by number (see Name), and
+	// numbers their numbers.
+	names   []string
+	numbers map[string]Name
 }
 
 // CohortTrace is one trace of a cohort.
 type CohortTrace struct {
-	ID, Model, System, Scenario string
-	Outcome                     *trace.Outcome // the primary outcome, nil when none is decided
+	ID      string
+	Outcome *trace.Outcome // the primary outcome, nil when none is decided
+	// Model, System and Scenario name the trace's fields in the cohort.
+	Model, System, Scenario Name
 	// Undecided says, for a trace without a decided outcome, why a scorer
 	// left it so (the status it recorded, such as "not a diagnosis"); ""
 	// when none said.
-	Undecided string
+	Undecided Name
 	// Detected is set when detectors ran on the trace, so that their
 	// silence on it is a verdict.
 	Detected bool
+}
+
+// Name is the number of a string in its cohort (see Cohort.NameOf and
+// Cohort.Text); 0 is "". A trace holds numbers rather than strings so that,
+// its id and outcome aside, it holds no pointers: the garbage collector
+// scans a cohort's list of traces again at every cycle, and six pointers a
+// trace made that a seventh of a report's work.
+type Name uint32
+
+// NameOf returns the number of s in the cohort, giving a copy of it one
+// when it has none yet.
+func (c *Cohort) NameOf(s string) Name {
+	if n, ok := c.numbers[s]; ok {
+		return n
+	}
+	if c.numbers == nil {
+		c.names, c.numbers = []string{""}, map[string]Name{"": 0}
+		if s == "" {
+			return 0
+		}
+	}
+	s = strings.Clone(s) // not what it was cut from
+	n := Name(len(c.names))
+	c.names = append(c.names, s)
+	c.numbers[s] = n
+	return n
+}
+
+// Text returns the string a number names in the cohort.
+func (c *Cohort) Text(n Name) string {
+	if int(n) < len(c.names) {
+		return c.names[n]
+	}
+	return ""
 }
 
 // Annotation says that Sources[Source] annotated Traces[Trace].

@@ -92,9 +92,9 @@ func (s *Store) LoadCohort(_ context.Context, ids []string, sources []string, ma
 	}
 	sort.Strings(c.Sources)
 	for i, t := range traces {
-		ct := store.CohortTrace{ID: t.ID, Model: t.Model, System: t.System, Scenario: t.Scenario, Detected: t.DetectedWith != ""}
+		ct := store.CohortTrace{ID: t.ID, Model: c.NameOf(t.Model), System: c.NameOf(t.System), Scenario: c.NameOf(t.Scenario), Detected: t.DetectedWith != ""}
 		if ct.Outcome = trace.PrimaryOutcome(t.Outcomes); ct.Outcome == nil {
-			ct.Undecided = store.UndecidedStatus(t.Outcomes)
+			ct.Undecided = c.NameOf(store.UndecidedStatus(t.Outcomes))
 		}
 		c.Traces[i] = ct
 		annotated := map[string]bool{}

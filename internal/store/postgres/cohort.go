@@ -43,7 +43,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	lastName := ""
 	var outcomes []trace.Outcome
 	err := s.eachSummary(ctx, ids, func(r *summaryRow) error {
-		t := store.CohortTrace{ID: string(r.id), Model: in.of(r.model), System: in.of(r.system), Scenario: in.of(r.scenario),
+		t := store.CohortTrace{ID: string(r.id), Model: c.NameOf(in.of(r.model)), System: c.NameOf(in.of(r.system)), Scenario: c.NameOf(in.of(r.scenario)),
 			Detected: len(r.detectedWith) > 0}
 		var err error
 		if outcomes, err = eachOutcome(r.outcomes, in, outcomes[:0]); err != nil {
@@ -53,7 +53,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 			kept := *o
 			t.Outcome = &kept
 		} else {
-			t.Undecided = store.UndecidedStatus(outcomes)
+			t.Undecided = c.NameOf(store.UndecidedStatus(outcomes))
 		}
 		i := c.AddTrace(t)
 		err = eachFinding(r.findings, in, true, func(f *summaryFinding) error {

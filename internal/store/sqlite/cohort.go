@@ -56,13 +56,13 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	// A cohort's outcome lists take a few values too: each is read once.
 	type readOutcomes struct {
 		outcome   *trace.Outcome
-		undecided string
+		undecided store.Name
 	}
 	outcomeLists := map[string]readOutcomes{}
 	err = s.eachSummary(ctx, ids, func(row summaryRow) error {
 		// The id alone is kept: not the row it was cut from.
 		id, outcomeList, findingList := strings.Clone(row.id), row.outcomes, row.findings
-		t := store.CohortTrace{ID: id, Model: in(row.model), System: in(row.system), Scenario: in(row.scenario), Detected: row.detectorSet != ""}
+		t := store.CohortTrace{ID: id, Model: c.NameOf(row.model), System: c.NameOf(row.system), Scenario: c.NameOf(row.scenario), Detected: row.detectorSet != ""}
 		seen, ok := outcomeLists[outcomeList]
 		if !ok {
 			outcomes = outcomes[:0]
@@ -76,7 +76,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 			if o := trace.PrimaryOutcome(outcomes); o != nil {
 				seen.outcome = primaries.keep(*o)
 			} else {
-				seen.undecided = store.UndecidedStatus(outcomes)
+				seen.undecided = c.NameOf(store.UndecidedStatus(outcomes))
 			}
 			if len(outcomeLists) < maxSharedOutcomes {
 				outcomeLists[strings.Clone(outcomeList)] = seen

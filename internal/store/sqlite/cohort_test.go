@@ -47,7 +47,7 @@ func TestLoadCohort(t *testing.T) {
 	if len(all.Traces) != 3 || all.Traces[0].ID != "a" || all.Traces[2].ID != "c" {
 		t.Fatalf("traces = %+v", all.Traces)
 	}
-	if ta := all.Traces[0]; ta.Model != "m1" || ta.Scenario != "s1" || ta.Outcome == nil || ta.Outcome.Source != "labels" || ta.Detected {
+	if ta := all.Traces[0]; all.Text(ta.Model) != "m1" || all.Text(ta.Scenario) != "s1" || ta.Outcome == nil || ta.Outcome.Source != "labels" || ta.Detected {
 		t.Errorf("trace a = %+v, outcome %+v", ta, ta.Outcome)
 	}
 	if tb := all.Traces[1]; tb.Outcome != nil || !tb.Detected {

@@ -80,7 +80,7 @@ func CohortText(t *testing.T, st CohortLoader, ids, sources []string) string {
 		if o := ct.Outcome; o != nil {
 			outcome = fmt.Sprint(o.Source, " ", o.Metric, " ", *o.Success)
 		}
-		traces = append(traces, fmt.Sprintf("%s/%s/%s/%s/%s/%q/%v", ct.ID, ct.Model, ct.System, ct.Scenario, outcome, ct.Undecided, ct.Detected))
+		traces = append(traces, fmt.Sprintf("%s/%s/%s/%s/%s/%q/%v", ct.ID, c.Text(ct.Model), c.Text(ct.System), c.Text(ct.Scenario), outcome, c.Text(ct.Undecided), ct.Detected))
 	}
 	return fmt.Sprintf("traces %v\nsources %v\nannotations %v\nmarks %v", traces, c.Sources, c.Annotations, marks)
 }
