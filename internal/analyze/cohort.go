@@ -573,7 +573,7 @@ func newCohort(data *store.Cohort, marks *modeMarks, key func(*store.Cohort, *st
 			continue
 		}
 		m := member{trace: int32(i), group: g, modes: marks.modes(int32(i))}
-		if o := t.Outcome; o != nil && o.Success != nil {
+		if o := data.Outcome(t); o != nil && o.Success != nil {
 			m.outcome = failed
 			if *o.Success {
 				m.outcome = succeeded
@@ -695,7 +695,7 @@ func (c *cohort) group(name string, idx []int32, annotated []int, rule Rule, tes
 				g.UnknownWhy[c.data.Text(t.Undecided)]++
 			}
 		}
-		if o := t.Outcome; m.outcome != unknown && o.Score != nil {
+		if o := c.data.Outcome(t); m.outcome != unknown && o.Score != nil {
 			score := *o.Score
 			scores.Add(score)
 			metrics[o.Metric] = true

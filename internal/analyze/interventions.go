@@ -61,7 +61,7 @@ func (c *cohort) recommend(g *Group, idx []int32) []Recommendation {
 			}
 			r.Failed.K++
 			if len(r.Examples) < maxExamples {
-				r.Examples = append(r.Examples, c.data.Traces[m.trace].ID)
+				r.Examples = append(r.Examples, c.data.ID(&c.data.Traces[m.trace]))
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/faultline/faultline/detect"
 	"github.com/faultline/faultline/internal/analyze"
 	"github.com/faultline/faultline/internal/store"
+	"github.com/faultline/faultline/trace"
 )
 
 // Reader is what discovery reads from a store: the cohort in bulk (its
@@ -144,8 +145,9 @@ func Discover(ctx context.Context, r Reader, opt Options) (*Result, error) {
 		Similarity: opt.Similarity, Rule: opt.Rule, Patterns: []*Pattern{}}
 	var ids []string
 	index := map[string]int32{}
-	for i, t := range c.Traces {
-		switch outcomeOf(&t) {
+	for i := range c.Traces {
+		t := &c.Traces[i]
+		switch outcomeOf(c.Outcome(t)) {
 		case failed:
 			d.failed[i] = true
 			d.failedN++
@@ -155,8 +157,9 @@ func Discover(ctx context.Context, r Reader, opt Options) (*Result, error) {
 			res.Undecided++
 			continue
 		}
-		ids = append(ids, t.ID)
-		index[t.ID] = int32(i)
+		id := c.ID(t)
+		ids = append(ids, id)
+		index[id] = int32(i)
 	}
 	res.Failed, res.Succeeded = d.failedN, d.succeededN
 
@@ -260,11 +263,11 @@ func withDefaults(opt Options) (Options, error) {
 	return opt, nil
 }
 
-func outcomeOf(t *store.CohortTrace) int8 {
+func outcomeOf(o *trace.Outcome) int8 {
 	switch {
-	case t.Outcome == nil || t.Outcome.Success == nil:
+	case o == nil || o.Success == nil:
 		return undecided
-	case *t.Outcome.Success:
+	case *o.Success:
 		return succeeded
 	}
 	return failed

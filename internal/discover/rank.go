@@ -152,7 +152,7 @@ func (d *discovery) patternOf(group []*signatureStats) *Pattern {
 			mc = &ModelCount{Model: model}
 			models[model] = mc
 		}
-		ref := TraceRef{ID: ct.ID, Model: model, Step: int(first[t]), Failed: d.failed[t]}
+		ref := TraceRef{ID: d.cohort.ID(ct), Model: model, Step: int(first[t]), Failed: d.failed[t]}
 		if ref.Failed {
 			p.Failed.K++
 			mc.Failed++
@@ -179,7 +179,7 @@ func (d *discovery) patternOf(group []*signatureStats) *Pattern {
 			for _, q := range s.quotes {
 				if len(p.Quotes) < maxQuotes && d.failed[q.trace] == wantFailed && !slices.Contains(quoted, q.trace) {
 					quoted = append(quoted, q.trace)
-					p.Quotes = append(p.Quotes, Quote{Trace: d.cohort.Traces[q.trace].ID, Step: int(q.step), Text: q.text})
+					p.Quotes = append(p.Quotes, Quote{Trace: d.cohort.ID(&d.cohort.Traces[q.trace]), Step: int(q.step), Text: q.text})
 				}
 			}
 		}

@@ -24,12 +24,20 @@ type Cohort struct {
 	// numbers their numbers.
 	names   []string
 	numbers map[string]Name
+	// ids holds the traces' ids, one after the other, in blocks.
+	ids [][]byte
+	// outcomes holds the traces' primary outcomes, each once, and
+	// outcomeAt their places there.
+	outcomes  []*trace.Outcome
+	outcomeAt map[*trace.Outcome]int32
 }
 
-// CohortTrace is one trace of a cohort.
+// CohortTrace is one trace of a cohort. It holds no pointers (its id and
+// primary outcome are kept by its cohort: see Cohort.ID and
+// Cohort.Outcome), so that the garbage collector need not scan a cohort's
+// list of traces, which it did again at every cycle: six pointers a trace
+// made that a seventh of a report's work.
 type CohortTrace struct {
-	ID      string
-	Outcome *trace.Outcome // the primary outcome, nil when none is decided
 	// Model, System and Scenario name the trace's fields in the cohort.
 	Model, System, Scenario Name
 	// Undecided says, for a trace without a decided outcome, why a scorer
@@ -39,13 +47,15 @@ type CohortTrace struct {
 	// Detected is set when detectors ran on the trace, so that their
 	// silence on it is a verdict.
 	Detected bool
+	// idBlock, idAt and idLen place the id in the cohort's id blocks.
+	idBlock, idAt, idLen uint32
+	// outcome is 1 + the place of the primary outcome in the cohort's
+	// outcomes, 0 when none is decided.
+	outcome int32
 }
 
 // Name is the number of a string in its cohort (see Cohort.NameOf and
-// Cohort.Text); 0 is "". A trace holds numbers rather than strings so that,
-// its id and outcome aside, it holds no pointers: the garbage collector
-// scans a cohort's list of traces again at every cycle, and six pointers a
-// trace made that a seventh of a report's work.
+// Cohort.Text); 0 is "".
 type Name uint32
 
 // NameOf returns the number of s in the cohort, giving a copy of it one
@@ -75,6 +85,23 @@ func (c *Cohort) Text(n Name) string {
 	return ""
 }
 
+// ID returns a trace's id.
+func (c *Cohort) ID(t *CohortTrace) string {
+	return string(c.ids[t.idBlock][t.idAt : t.idAt+t.idLen])
+}
+
+// Outcome returns a trace's primary outcome, nil when none is decided; not
+// to be changed.
+func (c *Cohort) Outcome(t *CohortTrace) *trace.Outcome {
+	if t.outcome == 0 {
+		return nil
+	}
+	return c.outcomes[t.outcome-1]
+}
+
+// idBlock is the size of a block of ids, but for an id longer than that.
+const idBlock = 64 << 10
+
 // Annotation says that Sources[Source] annotated Traces[Trace].
 type Annotation struct {
 	Trace, Source int32
@@ -103,10 +130,31 @@ func UndecidedStatus(outcomes []trace.Outcome) string {
 	return ""
 }
 
-// AddTrace appends a trace and returns its index. A cohort grows to
-// millions of traces: append grows a large slice by a quarter at a time,
-// copying it again and again, so these double it.
-func (c *Cohort) AddTrace(t CohortTrace) int32 {
+// AddTrace appends a trace, with its id and its primary outcome (nil when
+// none is decided), and returns its index. A cohort grows to millions of
+// traces: append grows a large slice by a quarter at a time, copying it
+// again and again, so these double it. The outcome is kept as it is, not
+// copied: a loader shares one among the traces whose outcomes are alike.
+func (c *Cohort) AddTrace(id string, outcome *trace.Outcome, t CohortTrace) int32 {
+	if n := len(c.ids); n == 0 || len(c.ids[n-1])+len(id) > cap(c.ids[n-1]) {
+		c.ids = append(c.ids, make([]byte, 0, max(idBlock, len(id))))
+	}
+	block := len(c.ids) - 1
+	t.idBlock, t.idAt, t.idLen = uint32(block), uint32(len(c.ids[block])), uint32(len(id))
+	c.ids[block] = append(c.ids[block], id...)
+	t.outcome = 0
+	if outcome != nil {
+		at, ok := c.outcomeAt[outcome]
+		if !ok {
+			if c.outcomeAt == nil {
+				c.outcomeAt = map[*trace.Outcome]int32{}
+			}
+			at = int32(len(c.outcomes))
+			c.outcomes = append(c.outcomes, outcome)
+			c.outcomeAt[outcome] = at
+		}
+		t.outcome = at + 1
+	}
 	c.Traces = appendDoubling(c.Traces, t)
 	return int32(len(c.Traces) - 1)
 }

@@ -80,7 +80,7 @@ func (s *Store) LoadCohort(_ context.Context, ids []string, sources []string, ma
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	traces := s.selected(ids)
-	c := &store.Cohort{Traces: make([]store.CohortTrace, len(traces))}
+	c := &store.Cohort{Traces: make([]store.CohortTrace, 0, len(traces))}
 	seen := map[string]bool{}
 	for _, t := range traces {
 		for _, f := range t.Findings {
@@ -92,11 +92,12 @@ func (s *Store) LoadCohort(_ context.Context, ids []string, sources []string, ma
 	}
 	sort.Strings(c.Sources)
 	for i, t := range traces {
-		ct := store.CohortTrace{ID: t.ID, Model: c.NameOf(t.Model), System: c.NameOf(t.System), Scenario: c.NameOf(t.Scenario), Detected: t.DetectedWith != ""}
-		if ct.Outcome = trace.PrimaryOutcome(t.Outcomes); ct.Outcome == nil {
+		ct := store.CohortTrace{Model: c.NameOf(t.Model), System: c.NameOf(t.System), Scenario: c.NameOf(t.Scenario), Detected: t.DetectedWith != ""}
+		outcome := trace.PrimaryOutcome(t.Outcomes)
+		if outcome == nil {
 			ct.Undecided = c.NameOf(store.UndecidedStatus(t.Outcomes))
 		}
-		c.Traces[i] = ct
+		c.AddTrace(t.ID, outcome, ct)
 		annotated := map[string]bool{}
 		for _, f := range t.Findings {
 			annotated[f.Source] = true

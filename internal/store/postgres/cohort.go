@@ -43,19 +43,21 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	lastName := ""
 	var outcomes []trace.Outcome
 	err := s.eachSummary(ctx, ids, func(r *summaryRow) error {
-		t := store.CohortTrace{ID: string(r.id), Model: c.NameOf(in.of(r.model)), System: c.NameOf(in.of(r.system)), Scenario: c.NameOf(in.of(r.scenario)),
+		id := string(r.id)
+		t := store.CohortTrace{Model: c.NameOf(in.of(r.model)), System: c.NameOf(in.of(r.system)), Scenario: c.NameOf(in.of(r.scenario)),
 			Detected: len(r.detectedWith) > 0}
 		var err error
 		if outcomes, err = eachOutcome(r.outcomes, in, outcomes[:0]); err != nil {
-			return fmt.Errorf("trace %s outcomes: %w", t.ID, err)
+			return fmt.Errorf("trace %s outcomes: %w", id, err)
 		}
+		var primary *trace.Outcome
 		if o := trace.PrimaryOutcome(outcomes); o != nil {
 			kept := *o
-			t.Outcome = &kept
+			primary = &kept
 		} else {
 			t.Undecided = c.NameOf(store.UndecidedStatus(outcomes))
 		}
-		i := c.AddTrace(t)
+		i := c.AddTrace(id, primary, t)
 		err = eachFinding(r.findings, in, true, func(f *summaryFinding) error {
 			st := last
 			if f.source != lastName {
@@ -87,7 +89,7 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("trace %s: %w", t.ID, err)
+			return fmt.Errorf("trace %s: %w", id, err)
 		}
 		return nil
 	})

@@ -157,8 +157,8 @@ func TestSummaryOddValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Traces) != 1 || !reflect.DeepEqual(c.Traces[0].Outcome, trace.PrimaryOutcome(outcomes)) {
-		t.Errorf("primary outcome %+v, want that of %+v", c.Traces[0].Outcome, outcomes)
+	if len(c.Traces) != 1 || !reflect.DeepEqual(c.Outcome(&c.Traces[0]), trace.PrimaryOutcome(outcomes)) {
+		t.Errorf("primary outcome %+v, want that of %+v", c.Outcome(&c.Traces[0]), outcomes)
 	}
 	var summarised []trace.Outcome
 	row := st.DB().QueryRowContext(ctx, `SELECT outcome_list FROM trace_summary WHERE trace_id = $1`, tr.ID)

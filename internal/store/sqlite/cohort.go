@@ -60,9 +60,8 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	}
 	outcomeLists := map[string]readOutcomes{}
 	err = s.eachSummary(ctx, ids, func(row summaryRow) error {
-		// The id alone is kept: not the row it was cut from.
-		id, outcomeList, findingList := strings.Clone(row.id), row.outcomes, row.findings
-		t := store.CohortTrace{ID: id, Model: c.NameOf(row.model), System: c.NameOf(row.system), Scenario: c.NameOf(row.scenario), Detected: row.detectorSet != ""}
+		id, outcomeList, findingList := row.id, row.outcomes, row.findings
+		t := store.CohortTrace{Model: c.NameOf(row.model), System: c.NameOf(row.system), Scenario: c.NameOf(row.scenario), Detected: row.detectorSet != ""}
 		seen, ok := outcomeLists[outcomeList]
 		if !ok {
 			outcomes = outcomes[:0]
@@ -82,8 +81,8 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 				outcomeLists[strings.Clone(outcomeList)] = seen
 			}
 		}
-		t.Outcome, t.Undecided = seen.outcome, seen.undecided
-		i := c.AddTrace(t)
+		t.Undecided = seen.undecided
+		i := c.AddTrace(id, seen.outcome, t)
 		unknown := false
 		err = eachFinding(findingList, true, func(f summaryFinding) {
 			if f.source >= len(names) {

@@ -44,13 +44,13 @@ func TestLoadCohort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all.Traces) != 3 || all.Traces[0].ID != "a" || all.Traces[2].ID != "c" {
+	if len(all.Traces) != 3 || all.ID(&all.Traces[0]) != "a" || all.ID(&all.Traces[2]) != "c" {
 		t.Fatalf("traces = %+v", all.Traces)
 	}
-	if ta := all.Traces[0]; all.Text(ta.Model) != "m1" || all.Text(ta.Scenario) != "s1" || ta.Outcome == nil || ta.Outcome.Source != "labels" || ta.Detected {
-		t.Errorf("trace a = %+v, outcome %+v", ta, ta.Outcome)
+	if ta := &all.Traces[0]; all.Text(ta.Model) != "m1" || all.Text(ta.Scenario) != "s1" || all.Outcome(ta) == nil || all.Outcome(ta).Source != "labels" || ta.Detected {
+		t.Errorf("trace a = %+v, outcome %+v", ta, all.Outcome(ta))
 	}
-	if tb := all.Traces[1]; tb.Outcome != nil || !tb.Detected {
+	if tb := &all.Traces[1]; all.Outcome(tb) != nil || !tb.Detected {
 		t.Errorf("trace b = %+v", tb)
 	}
 	if want := []string{"human:ann", "judge:x", "mad:annotator_1"}; !reflect.DeepEqual(all.Sources, want) {
@@ -76,7 +76,7 @@ func TestLoadCohort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(some.Traces) != 2 || some.Traces[0].ID != "a" || some.Traces[1].ID != "c" {
+	if len(some.Traces) != 2 || some.ID(&some.Traces[0]) != "a" || some.ID(&some.Traces[1]) != "c" {
 		t.Fatalf("selected traces = %+v", some.Traces)
 	}
 	wantMarks = []store.Mark{{Trace: 0, Step: 7, Mode: "FM-1.3"}, {Trace: 0, Step: -1, Mode: "FM-3.3"}, {Trace: 0, Step: 0, Mode: "SYS-1"}}

@@ -75,12 +75,13 @@ func CohortText(t *testing.T, st CohortLoader, ids, sources []string) string {
 	}
 	sort.Strings(marks)
 	var traces []string
-	for _, ct := range c.Traces {
+	for i := range c.Traces {
+		ct := &c.Traces[i]
 		outcome := "none"
-		if o := ct.Outcome; o != nil {
+		if o := c.Outcome(ct); o != nil {
 			outcome = fmt.Sprint(o.Source, " ", o.Metric, " ", *o.Success)
 		}
-		traces = append(traces, fmt.Sprintf("%s/%s/%s/%s/%s/%q/%v", ct.ID, c.Text(ct.Model), c.Text(ct.System), c.Text(ct.Scenario), outcome, c.Text(ct.Undecided), ct.Detected))
+		traces = append(traces, fmt.Sprintf("%s/%s/%s/%s/%s/%q/%v", c.ID(ct), c.Text(ct.Model), c.Text(ct.System), c.Text(ct.Scenario), outcome, c.Text(ct.Undecided), ct.Detected))
 	}
 	return fmt.Sprintf("traces %v\nsources %v\nannotations %v\nmarks %v", traces, c.Sources, c.Annotations, marks)
 }
