@@ -71,6 +71,17 @@ SELECT trace_id, model, system, scenario, detected_with, outcome_list,
         || trace_id || model || system || scenario || detected_with || outcome_list || findings AS TEXT) AS packed
 FROM summary_parts;
 
+-- A summary row with a finding's entry cut out of its finding list (the
+-- first occurrence there, byte for byte), by finding.
+CREATE VIEW summary_cut AS
+SELECT id AS finding, trace_id,
+    CASE WHEN at > 0 THEN CAST(substr(whole, 1, start + at - 2) || substr(whole, start + at - 1 + length(entry)) AS TEXT) ELSE packed END AS packed
+FROM (SELECT id, trace_id, packed, whole, start, entry, instr(substr(whole, start), entry) AS at
+    FROM (SELECT e.id, s.trace_id, s.packed, CAST(s.packed AS BLOB) AS whole, CAST(e.entry AS BLOB) AS entry,
+        instr(s.packed, ':') + 1 + octet_length(s.trace_id) + octet_length(s.model) + octet_length(s.system)
+            + octet_length(s.scenario) + octet_length(s.detected_with) + octet_length(s.outcome_list) AS start
+        FROM finding_entries e JOIN trace_summary s ON s.trace_id = e.trace_id));
+
 DROP TRIGGER summary_trace_insert;
 DROP TRIGGER summary_trace_update;
 DROP TRIGGER summary_finding_insert;
@@ -106,23 +117,11 @@ CREATE TRIGGER summary_finding_insert AFTER INSERT ON findings BEGIN
         WHERE trace_id = new.trace_id;
 END;
 CREATE TRIGGER summary_finding_delete BEFORE DELETE ON findings BEGIN
-    UPDATE trace_summary SET packed = (
-        SELECT CASE WHEN at > 0 THEN CAST(substr(whole, 1, start + at - 2) || substr(whole, start + at - 1 + length(entry)) AS TEXT) ELSE packed END
-        FROM (SELECT whole, start, entry, instr(substr(whole, start), entry) AS at
-            FROM (SELECT CAST(packed AS BLOB) AS whole, CAST(entry AS BLOB) AS entry,
-                instr(packed, ':') + 1 + octet_length(trace_id) + octet_length(model) + octet_length(system)
-                    + octet_length(scenario) + octet_length(detected_with) + octet_length(outcome_list) AS start
-                FROM finding_entries WHERE id = old.id)))
+    UPDATE trace_summary SET packed = (SELECT packed FROM summary_cut WHERE finding = old.id)
         WHERE trace_id = old.trace_id;
 END;
 CREATE TRIGGER summary_finding_before_update BEFORE UPDATE ON findings BEGIN
-    UPDATE trace_summary SET packed = (
-        SELECT CASE WHEN at > 0 THEN CAST(substr(whole, 1, start + at - 2) || substr(whole, start + at - 1 + length(entry)) AS TEXT) ELSE packed END
-        FROM (SELECT whole, start, entry, instr(substr(whole, start), entry) AS at
-            FROM (SELECT CAST(packed AS BLOB) AS whole, CAST(entry AS BLOB) AS entry,
-                instr(packed, ':') + 1 + octet_length(trace_id) + octet_length(model) + octet_length(system)
-                    + octet_length(scenario) + octet_length(detected_with) + octet_length(outcome_list) AS start
-                FROM finding_entries WHERE id = old.id)))
+    UPDATE trace_summary SET packed = (SELECT packed FROM summary_cut WHERE finding = old.id)
         WHERE trace_id = old.trace_id;
 END;
 CREATE TRIGGER summary_finding_after_update AFTER UPDATE ON findings BEGIN
