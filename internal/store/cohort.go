@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 
@@ -26,10 +27,12 @@ type Cohort struct {
 	numbers map[string]Name
 	// ids holds the traces' ids, one after the other, in blocks.
 	ids [][]byte
-	// outcomes holds the traces' primary outcomes, each once, and
-	// outcomeAt their places there.
-	outcomes  []*trace.Outcome
-	outcomeAt map[*trace.Outcome]int32
+	// outcomes holds the traces' primary outcomes in blocks, numbered from
+	// 1 in the order kept, and shared the numbers of those of each value
+	// (see KeepOutcome).
+	outcomes [][]keptOutcome
+	kept     int
+	shared   map[outcomeValue]Outcome
 }
 
 // CohortTrace is one trace of a cohort. It holds no pointers (its id and
@@ -47,11 +50,11 @@ type CohortTrace struct {
 	// Detected is set when detectors ran on the trace, so that their
 	// silence on it is a verdict.
 	Detected bool
+	// Outcome is the trace's primary outcome, kept by the cohort (see
+	// Cohort.KeepOutcome and Cohort.Outcome); 0 when none is decided.
+	Outcome Outcome
 	// idBlock, idAt and idLen place the id in the cohort's id blocks.
 	idBlock, idAt, idLen uint32
-	// outcome is 1 + the place of the primary outcome in the cohort's
-	// outcomes, 0 when none is decided.
-	outcome int32
 }
 
 // Name is the number of a string in its cohort (see Cohort.NameOf and
@@ -90,13 +93,84 @@ func (c *Cohort) ID(t *CohortTrace) string {
 	return string(c.ids[t.idBlock][t.idAt : t.idAt+t.idLen])
 }
 
+// Outcome is the number of an outcome a cohort keeps; 0 is none.
+type Outcome int32
+
+// keptOutcome is an outcome a cohort keeps, with the score and success it
+// points at.
+type keptOutcome struct {
+	trace.Outcome
+	score   float64
+	success bool
+}
+
+// outcomeValue is what an outcome is, for sharing one copy.
+type outcomeValue struct {
+	source, metric, detail string
+	score                  uint64 // the bits, so that -0 and 0 stay apart
+	scored, decided, ok    bool
+}
+
+// maxSharedOutcomes bounds the distinct outcomes shared: past it (scores of
+// a continuous metric, say), each outcome is kept anew.
+const maxSharedOutcomes = 4096
+
+// outcomeBlock is the number of outcomes a block holds: kept in blocks,
+// they are not copied as they grow, and one allocation serves thousands.
+const outcomeBlock = 4096
+
+// KeepOutcome keeps a copy of o (nil: none decided) and returns its
+// number, for a trace's Outcome. Outcomes of one value share one copy, the
+// cohort only reading them: a cohort's outcomes take a few values
+// (succeeded or not, a recall of 0, 1/3, 1/2 or 1), and a copy for each
+// trace was a quarter of a million traces' report in memory.
+func (c *Cohort) KeepOutcome(o *trace.Outcome) Outcome {
+	if o == nil {
+		return 0
+	}
+	v := outcomeValue{source: o.Source, metric: o.Metric, detail: o.Detail, scored: o.Score != nil, decided: o.Success != nil}
+	if o.Score != nil {
+		v.score = math.Float64bits(*o.Score)
+	}
+	if o.Success != nil {
+		v.ok = *o.Success
+	}
+	if n, ok := c.shared[v]; ok {
+		return n
+	}
+	if c.kept%outcomeBlock == 0 {
+		c.outcomes = append(c.outcomes, make([]keptOutcome, 0, outcomeBlock))
+	}
+	block := &c.outcomes[len(c.outcomes)-1]
+	*block = append(*block, keptOutcome{Outcome: *o})
+	k := &(*block)[len(*block)-1]
+	if o.Score != nil {
+		k.score = *o.Score
+		k.Outcome.Score = &k.score
+	}
+	if o.Success != nil {
+		k.success = *o.Success
+		k.Outcome.Success = &k.success
+	}
+	c.kept++
+	n := Outcome(c.kept)
+	if c.shared == nil {
+		c.shared = map[outcomeValue]Outcome{}
+	}
+	if len(c.shared) < maxSharedOutcomes {
+		c.shared[v] = n
+	}
+	return n
+}
+
 // Outcome returns a trace's primary outcome, nil when none is decided; not
 // to be changed.
 func (c *Cohort) Outcome(t *CohortTrace) *trace.Outcome {
-	if t.outcome == 0 {
+	if t.Outcome == 0 {
 		return nil
 	}
-	return c.outcomes[t.outcome-1]
+	n := int(t.Outcome) - 1
+	return &c.outcomes[n/outcomeBlock][n%outcomeBlock].Outcome
 }
 
 // idBlock is the size of a block of ids, but for an id longer than that.
@@ -130,31 +204,16 @@ func UndecidedStatus(outcomes []trace.Outcome) string {
 	return ""
 }
 
-// AddTrace appends a trace, with its id and its primary outcome (nil when
-// none is decided), and returns its index. A cohort grows to millions of
-// traces: append grows a large slice by a quarter at a time, copying it
-// again and again, so these double it. The outcome is kept as it is, not
-// copied: a loader shares one among the traces whose outcomes are alike.
-func (c *Cohort) AddTrace(id string, outcome *trace.Outcome, t CohortTrace) int32 {
+// AddTrace appends a trace with its id and returns its index. A cohort
+// grows to millions of traces: append grows a large slice by a quarter at
+// a time, copying it again and again, so these double it.
+func (c *Cohort) AddTrace(id string, t CohortTrace) int32 {
 	if n := len(c.ids); n == 0 || len(c.ids[n-1])+len(id) > cap(c.ids[n-1]) {
 		c.ids = append(c.ids, make([]byte, 0, max(idBlock, len(id))))
 	}
 	block := len(c.ids) - 1
 	t.idBlock, t.idAt, t.idLen = uint32(block), uint32(len(c.ids[block])), uint32(len(id))
 	c.ids[block] = append(c.ids[block], id...)
-	t.outcome = 0
-	if outcome != nil {
-		at, ok := c.outcomeAt[outcome]
-		if !ok {
-			if c.outcomeAt == nil {
-				c.outcomeAt = map[*trace.Outcome]int32{}
-			}
-			at = int32(len(c.outcomes))
-			c.outcomes = append(c.outcomes, outcome)
-			c.outcomeAt[outcome] = at
-		}
-		t.outcome = at + 1
-	}
 	c.Traces = appendDoubling(c.Traces, t)
 	return int32(len(c.Traces) - 1)
 }

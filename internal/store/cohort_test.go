@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -27,12 +29,9 @@ func TestCohortNames(t *testing.T) {
 	}
 }
 
-// TestCohortAddTrace keeps ids across blocks (one longer than a block) and
-// outcomes once each, shared by the traces given the same one.
+// TestCohortAddTrace keeps ids across blocks, one longer than a block.
 func TestCohortAddTrace(t *testing.T) {
 	var c Cohort
-	yes := true
-	shared, own := &trace.Outcome{Source: "s", Success: &yes}, &trace.Outcome{Source: "o"}
 	long := strings.Repeat("x", idBlock+5)
 	var want []string
 	for i := range 5000 {
@@ -40,36 +39,61 @@ func TestCohortAddTrace(t *testing.T) {
 		if i == 2500 {
 			id = long
 		}
-		outcome := shared
-		switch i % 3 {
-		case 1:
-			outcome = nil
-		case 2:
-			if i == 2 {
-				outcome = own
-			}
-		}
-		if got := c.AddTrace(id, outcome, CohortTrace{Detected: i%2 == 0}); got != int32(i) {
+		if got := c.AddTrace(id, CohortTrace{Detected: i%2 == 0, Outcome: Outcome(i % 3)}); got != int32(i) {
 			t.Fatalf("trace %d added at %d", i, got)
 		}
 		want = append(want, id)
 	}
 	for i := range c.Traces {
 		tr := &c.Traces[i]
-		if c.ID(tr) != want[i] || tr.Detected != (i%2 == 0) {
-			t.Fatalf("trace %d: id %.20q, detected %v", i, c.ID(tr), tr.Detected)
-		}
-		wantOutcome := shared
-		if i%3 == 1 {
-			wantOutcome = nil
-		} else if i == 2 {
-			wantOutcome = own
-		}
-		if c.Outcome(tr) != wantOutcome {
-			t.Fatalf("trace %d: outcome %+v", i, c.Outcome(tr))
+		if c.ID(tr) != want[i] || tr.Detected != (i%2 == 0) || tr.Outcome != Outcome(i%3) {
+			t.Fatalf("trace %d: id %.20q, detected %v, outcome %d", i, c.ID(tr), tr.Detected, tr.Outcome)
 		}
 	}
-	if len(c.outcomes) != 2 {
-		t.Errorf("%d outcomes kept, want 2", len(c.outcomes))
+}
+
+// TestCohortKeepOutcome keeps outcomes as they are, one copy of each value
+// (of the first maxSharedOutcomes), in more than one block.
+func TestCohortKeepOutcome(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	yes, no := true, false
+	var c Cohort
+	outcome := func(n Outcome) *trace.Outcome { return c.Outcome(&CohortTrace{Outcome: n}) }
+	if c.KeepOutcome(nil) != 0 || outcome(0) != nil {
+		t.Error("no outcome is kept as one")
+	}
+	a := c.KeepOutcome(&trace.Outcome{Source: "itbench", Metric: "recall", Score: f(0.5), Success: &no})
+	if b := c.KeepOutcome(&trace.Outcome{Source: "itbench", Metric: "recall", Score: f(0.5), Success: &no}); a != b {
+		t.Error("two outcomes of one value have two copies")
+	}
+	for _, o := range []trace.Outcome{
+		{Source: "itbench", Metric: "recall", Score: f(1), Success: &no},
+		{Source: "itbench", Metric: "recall", Score: f(0.5), Success: &yes},
+		{Source: "itbench", Metric: "recall", Success: &no},
+		{Source: "itbench", Metric: "precision", Score: f(0.5), Success: &no},
+		{Source: "labels", Metric: "recall", Score: f(0.5), Success: &no},
+		{Source: "itbench", Metric: "recall", Score: f(math.Copysign(0, -1)), Success: &no},
+		{Source: "itbench", Metric: "recall", Detail: `{"status":"not a diagnosis"}`},
+	} {
+		got := c.KeepOutcome(&o)
+		if got == a {
+			t.Errorf("%+v shares the copy of another value", o)
+		}
+		if !reflect.DeepEqual(*outcome(got), o) {
+			t.Errorf("kept %+v as %+v", o, *outcome(got))
+		}
+	}
+	for i := range maxSharedOutcomes + 10 {
+		c.KeepOutcome(&trace.Outcome{Source: "x", Score: f(float64(i))})
+	}
+	if len(c.shared) > maxSharedOutcomes {
+		t.Errorf("%d outcomes shared, past the bound of %d", len(c.shared), maxSharedOutcomes)
+	}
+	late := trace.Outcome{Source: "x", Score: f(maxSharedOutcomes + 5)}
+	if got := c.KeepOutcome(&late); !reflect.DeepEqual(*outcome(got), late) {
+		t.Errorf("past the bound, kept %+v as %+v", late, *outcome(got))
+	}
+	if first := outcome(a); first.Source != "itbench" || *first.Score != 0.5 || *first.Success {
+		t.Errorf("the first outcome, after %d more: %+v", c.kept, *first)
 	}
 }

@@ -93,11 +93,12 @@ func (s *Store) LoadCohort(_ context.Context, ids []string, sources []string, ma
 	sort.Strings(c.Sources)
 	for i, t := range traces {
 		ct := store.CohortTrace{Model: c.NameOf(t.Model), System: c.NameOf(t.System), Scenario: c.NameOf(t.Scenario), Detected: t.DetectedWith != ""}
-		outcome := trace.PrimaryOutcome(t.Outcomes)
-		if outcome == nil {
+		if o := trace.PrimaryOutcome(t.Outcomes); o != nil {
+			ct.Outcome = c.KeepOutcome(o)
+		} else {
 			ct.Undecided = c.NameOf(store.UndecidedStatus(t.Outcomes))
 		}
-		c.AddTrace(t.ID, outcome, ct)
+		c.AddTrace(t.ID, ct)
 		annotated := map[string]bool{}
 		for _, f := range t.Findings {
 			annotated[f.Source] = true

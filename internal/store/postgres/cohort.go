@@ -50,14 +50,12 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 		if outcomes, err = eachOutcome(r.outcomes, in, outcomes[:0]); err != nil {
 			return fmt.Errorf("trace %s outcomes: %w", id, err)
 		}
-		var primary *trace.Outcome
 		if o := trace.PrimaryOutcome(outcomes); o != nil {
-			kept := *o
-			primary = &kept
+			t.Outcome = c.KeepOutcome(o)
 		} else {
 			t.Undecided = c.NameOf(store.UndecidedStatus(outcomes))
 		}
-		i := c.AddTrace(id, primary, t)
+		i := c.AddTrace(id, t)
 		err = eachFinding(r.findings, in, true, func(f *summaryFinding) error {
 			st := last
 			if f.source != lastName {

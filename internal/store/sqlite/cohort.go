@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -52,10 +51,10 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 		return v
 	}
 	var outcomes []trace.Outcome
-	var primaries outcomeSlab
-	// A cohort's outcome lists take a few values too: each is read once.
+	// A cohort's outcome lists take a few values: each is read once (of
+	// the first maxOutcomeLists).
 	type readOutcomes struct {
-		outcome   *trace.Outcome
+		outcome   store.Outcome
 		undecided store.Name
 	}
 	outcomeLists := map[string]readOutcomes{}
@@ -73,16 +72,16 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 				return fmt.Errorf("trace %s outcomes: %w", id, err)
 			}
 			if o := trace.PrimaryOutcome(outcomes); o != nil {
-				seen.outcome = primaries.keep(*o)
+				seen.outcome = c.KeepOutcome(o)
 			} else {
 				seen.undecided = c.NameOf(store.UndecidedStatus(outcomes))
 			}
-			if len(outcomeLists) < maxSharedOutcomes {
+			if len(outcomeLists) < maxOutcomeLists {
 				outcomeLists[strings.Clone(outcomeList)] = seen
 			}
 		}
-		t.Undecided = seen.undecided
-		i := c.AddTrace(id, seen.outcome, t)
+		t.Outcome, t.Undecided = seen.outcome, seen.undecided
+		i := c.AddTrace(id, t)
 		unknown := false
 		err = eachFinding(findingList, true, func(f summaryFinding) {
 			if f.source >= len(names) {
@@ -116,69 +115,6 @@ func (s *Store) LoadCohort(ctx context.Context, ids []string, sources []string, 
 	return c, nil
 }
 
-// outcomeSlab allocates the primary outcomes of a cohort in blocks: one
-// allocation per outcome, and two for its score and success, would be three
-// million on a million traces. Outcomes of the same value share one copy
-// (the cohort only reads them): a cohort's outcomes take a few values
-// (succeeded or not, a recall of 0, 1/3, 1/2 or 1), and a copy for each
-// trace was a quarter of a million traces' report in memory.
-type outcomeSlab struct {
-	block  []keptOutcome
-	shared map[outcomeValue]*trace.Outcome
-}
-
-type keptOutcome struct {
-	trace.Outcome
-	score   float64
-	success bool
-}
-
-// outcomeValue is what an outcome is, for sharing one copy.
-type outcomeValue struct {
-	source, metric, detail string
-	score                  uint64 // the bits, so that -0 and 0 stay apart
-	scored, decided, ok    bool
-}
-
-// maxSharedOutcomes bounds the distinct outcomes shared: past it (scores of
-// a continuous metric, say), each outcome gets its own copy again.
-const maxSharedOutcomes = 4096
-
-// keep returns a copy of o that points at its own score and success, or
-// the copy of an outcome of the same value kept before.
-func (s *outcomeSlab) keep(o trace.Outcome) *trace.Outcome {
-	v := outcomeValue{source: o.Source, metric: o.Metric, detail: o.Detail, scored: o.Score != nil, decided: o.Success != nil}
-	if o.Score != nil {
-		v.score = math.Float64bits(*o.Score)
-	}
-	if o.Success != nil {
-		v.ok = *o.Success
-	}
-	if kept := s.shared[v]; kept != nil {
-		return kept
-	}
-	if len(s.block) == cap(s.block) {
-		s.block = make([]keptOutcome, 0, 4096)
-	}
-	s.block = append(s.block, keptOutcome{Outcome: o})
-	k := &s.block[len(s.block)-1]
-	if o.Score != nil {
-		k.score = *o.Score
-		k.Outcome.Score = &k.score
-	}
-	if o.Success != nil {
-		k.success = *o.Success
-		k.Outcome.Success = &k.success
-	}
-	if s.shared == nil {
-		s.shared = map[outcomeValue]*trace.Outcome{}
-	}
-	if len(s.shared) < maxSharedOutcomes {
-		s.shared[v] = &k.Outcome
-	}
-	return &k.Outcome
-}
-
 // leadingStep reads the first number of a JSON array of step indices such
 // as [12,4]; -1 for an empty array or anything else.
 func leadingStep(steps string) int32 {
@@ -209,3 +145,6 @@ func (s *Store) eachSelected(ctx context.Context, ids []string, column, query st
 func (s *Store) each(ctx context.Context, query string, scan func(*sql.Rows) error, args ...any) error {
 	return sqlshared.Each(ctx, s.db, query, args, scan)
 }
+
+// maxOutcomeLists bounds the outcome lists LoadCohort remembers having read.
+const maxOutcomeLists = 4096

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"math"
 	"reflect"
 	"testing"
 
@@ -95,43 +94,5 @@ func TestLeadingStep(t *testing.T) {
 		if got := leadingStep(in); got != want {
 			t.Errorf("leadingStep(%q) = %d, want %d", in, got, want)
 		}
-	}
-}
-
-// Outcomes of one value share a copy; each copy holds its own value.
-func TestOutcomeSlabShares(t *testing.T) {
-	f := func(v float64) *float64 { return &v }
-	yes, no := true, false
-	var s outcomeSlab
-	a := s.keep(trace.Outcome{Source: "itbench", Metric: "recall", Score: f(0.5), Success: &no})
-	b := s.keep(trace.Outcome{Source: "itbench", Metric: "recall", Score: f(0.5), Success: &no})
-	if a != b {
-		t.Error("two outcomes of one value have two copies")
-	}
-	for _, o := range []trace.Outcome{
-		{Source: "itbench", Metric: "recall", Score: f(1), Success: &no},
-		{Source: "itbench", Metric: "recall", Score: f(0.5), Success: &yes},
-		{Source: "itbench", Metric: "recall", Success: &no},
-		{Source: "itbench", Metric: "precision", Score: f(0.5), Success: &no},
-		{Source: "labels", Metric: "recall", Score: f(0.5), Success: &no},
-		{Source: "itbench", Metric: "recall", Score: f(math.Copysign(0, -1)), Success: &no},
-	} {
-		got := s.keep(o)
-		if got == a {
-			t.Errorf("%+v shares the copy of another value", o)
-		}
-		if !reflect.DeepEqual(*got, o) {
-			t.Errorf("kept %+v as %+v", o, *got)
-		}
-	}
-	for i := range maxSharedOutcomes + 10 {
-		s.keep(trace.Outcome{Source: "x", Score: f(float64(i))})
-	}
-	if len(s.shared) > maxSharedOutcomes {
-		t.Errorf("%d outcomes shared, past the bound of %d", len(s.shared), maxSharedOutcomes)
-	}
-	late := trace.Outcome{Source: "x", Score: f(maxSharedOutcomes + 5)}
-	if got := s.keep(late); !reflect.DeepEqual(*got, late) {
-		t.Errorf("past the bound, kept %+v as %+v", late, *got)
 	}
 }
