@@ -204,24 +204,14 @@ type codexParts []codexContent
 var codexContentFields = jsonscan.FieldNames[codexContent]()
 
 func (p *codexParts) Scan(s *jsonscan.Scanner) bool {
-	if s.Peek() == 'n' {
-		return s.Literal("null")
-	}
-	if *p == nil {
-		*p = codexParts{} // an empty list decodes as one, not as nil
-	}
-	return s.Array(func() bool {
-		*p = append(*p, codexContent{})
-		c := &(*p)[len(*p)-1]
-		return s.StructInto(func(key []byte) bool {
-			switch string(key) {
-			case "type":
-				return s.StringInto(&c.Type)
-			case "text":
-				return s.StringInto(&c.Text)
-			}
-			return s.Other(key, codexContentFields)
-		})
+	return jsonscan.List(s, (*[]codexContent)(p), func(c *codexContent, key []byte) bool {
+		switch string(key) {
+		case "type":
+			return s.StringInto(&c.Type)
+		case "text":
+			return s.StringInto(&c.Text)
+		}
+		return s.Other(key, codexContentFields)
 	})
 }
 

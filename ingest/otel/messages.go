@@ -186,15 +186,7 @@ var (
 )
 
 func (list *jsonMessages) Scan(s *jsonscan.Scanner) bool {
-	if s.Peek() == 'n' {
-		return s.Literal("null")
-	}
-	*list = jsonMessages{} // an empty list decodes as one, not as nil
-	return s.Array(func() bool {
-		*list = append(*list, jsonMessage{})
-		m := &(*list)[len(*list)-1]
-		return s.StructInto(func(key []byte) bool { return m.member(s, key) })
-	})
+	return jsonscan.List(s, (*[]jsonMessage)(list), func(m *jsonMessage, key []byte) bool { return m.member(s, key) })
 }
 
 func (m *jsonMessage) Scan(s *jsonscan.Scanner) bool {
@@ -214,30 +206,22 @@ func (m *jsonMessage) member(s *jsonscan.Scanner, key []byte) bool {
 }
 
 func (m *jsonMessage) scanParts(s *jsonscan.Scanner) bool {
-	if s.Peek() == 'n' {
-		return s.Literal("null")
-	}
-	m.Parts = []jsonPart{}
-	return s.Array(func() bool {
-		m.Parts = append(m.Parts, jsonPart{})
-		p := &m.Parts[len(m.Parts)-1]
-		return s.StructInto(func(key []byte) bool {
-			switch string(key) {
-			case "type":
-				return s.StringInto(&p.Type)
-			case "content":
-				return s.RawInto((*[]byte)(&p.Content))
-			case "id":
-				return s.StringInto(&p.ID)
-			case "name":
-				return s.StringInto(&p.Name)
-			case "arguments":
-				return s.RawInto((*[]byte)(&p.Arguments))
-			case "response":
-				return s.RawInto((*[]byte)(&p.Response))
-			}
-			return s.Other(key, jsonPartFields)
-		})
+	return jsonscan.List(s, &m.Parts, func(p *jsonPart, key []byte) bool {
+		switch string(key) {
+		case "type":
+			return s.StringInto(&p.Type)
+		case "content":
+			return s.RawInto((*[]byte)(&p.Content))
+		case "id":
+			return s.StringInto(&p.ID)
+		case "name":
+			return s.StringInto(&p.Name)
+		case "arguments":
+			return s.RawInto((*[]byte)(&p.Arguments))
+		case "response":
+			return s.RawInto((*[]byte)(&p.Response))
+		}
+		return s.Other(key, jsonPartFields)
 	})
 }
 

@@ -46,15 +46,7 @@ func (m *Message) ScanMember(s *jsonscan.Scanner, key []byte) (ok, known bool) {
 
 // scanToolCalls reads a list of tool calls, or null, into an empty list.
 func scanToolCalls(s *jsonscan.Scanner, calls *[]ToolCall) bool {
-	if s.Peek() == 'n' {
-		return s.Literal("null")
-	}
-	*calls = []ToolCall{} // an empty list decodes as one, not as nil
-	return s.Array(func() bool {
-		*calls = append(*calls, ToolCall{})
-		c := &(*calls)[len(*calls)-1]
-		return s.StructInto(func(key []byte) bool { return c.scanMember(s, key) })
-	})
+	return jsonscan.List(s, calls, func(c *ToolCall, key []byte) bool { return c.scanMember(s, key) })
 }
 
 func (c *ToolCall) scanMember(s *jsonscan.Scanner, key []byte) bool {

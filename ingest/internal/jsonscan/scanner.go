@@ -106,6 +106,24 @@ func (s *Scanner) Object(member func(key []byte) bool) bool {
 	}
 }
 
+// List reads an array of objects into the empty list *list, the members
+// of each element read by member, or null, which leaves *list as it was.
+// An empty array reads as an empty list, not nil, as encoding/json reads
+// it.
+func List[T any](s *Scanner, list *[]T, member func(elem *T, key []byte) bool) bool {
+	if s.Peek() == 'n' {
+		return s.Literal("null")
+	}
+	if *list == nil {
+		*list = []T{}
+	}
+	return s.Array(func() bool {
+		*list = append(*list, *new(T))
+		elem := &(*list)[len(*list)-1]
+		return s.StructInto(func(key []byte) bool { return member(elem, key) })
+	})
+}
+
 // Array reads the elements of an array, calling elem at each, which must
 // read it.
 func (s *Scanner) Array(elem func() bool) bool {
