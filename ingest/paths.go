@@ -255,16 +255,75 @@ func (w *walker) skipped(p string) {
 	w.sum.SkippedFiles = append(w.sum.SkippedFiles, p)
 }
 
+// dir reads the files under root, in the order a walk meets them (each
+// directory's entries by name), then those reached through symbolic links.
+// The walk goes on in its own goroutine while the files it has met are
+// read: on many small runs, listing the directories is a second or more
+// of a walk that starts nothing until it ends.
 func (w *walker) dir(ctx context.Context, root string) error {
 	if info, err := os.Lstat(root); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		// A link to a directory, named: walk what it leads to (a walk
 		// takes its root as it is, a link).
 		root += string(filepath.Separator)
 	}
+	walkCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	met := make(chan walkStep, 256)
+	go func() {
+		defer close(met)
+		w.list(walkCtx, root, met)
+	}()
+	err := w.walked(ctx, met)
+	stop()
+	for range met { // what the walk met after a file stopped it
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// walkStep is one thing a directory walk met, in its order: a file to read,
+// or (path empty) what it reports of an entry it does not read.
+type walkStep struct {
+	path string
+	met  walkedFile
+}
+
+// list walks root, sending each regular file it meets, then each symbolic
+// link leading to a file not read already, and what it reports of the
+// rest, until the walk ends or ctx is done.
+func (w *walker) list(ctx context.Context, root string, out chan<- walkStep) {
+	// The walk's problems are counted and reported by a walker of their
+	// own, in their place among the files (see walkedFile).
+	var problem walkedFile
+	lw := &walker{opts: w.opts}
+	lw.opts.Report = func(i Issue) { problem.issues = append(problem.issues, i) }
+	lw.opts.Skipped = nil
+	send := func(step walkStep) bool {
+		select {
+		case out <- step:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	flush := func() bool {
+		if problem.issues == nil && lw.sum.Skipped == 0 {
+			return true
+		}
+		problem.sum = lw.sum
+		step := walkStep{met: problem}
+		problem, lw.sum = walkedFile{}, Summary{}
+		return send(step)
+	}
 	var files, links []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + errText(err)})
+			lw.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + errText(err)})
+			if !flush() {
+				return ctx.Err()
+			}
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -277,31 +336,45 @@ func (w *walker) dir(ctx context.Context, root string) error {
 			}
 		case mode.IsRegular():
 			files = append(files, p)
+			if !send(walkStep{path: p}) {
+				return ctx.Err()
+			}
 		case mode&fs.ModeSymlink != 0:
 			links = append(links, p)
 		default:
-			w.skip(p, special(mode)+", not a file (name it to read it)")
+			lw.skip(p, special(mode)+", not a file (name it to read it)")
+			if !flush() {
+				return ctx.Err()
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return
 	}
-	files = append(files, w.links(root, files, links)...)
-	sort.Strings(files)
-	return w.walked(ctx, files)
+	linked := lw.links(root, files, links)
+	if !flush() {
+		return
+	}
+	for _, p := range linked {
+		if !send(walkStep{path: p}) {
+			return
+		}
+	}
 }
 
-// walked reads the files of a walk, Options.Workers at a time: one file's
-// decoding and detecting then goes on while another's traces are being
-// written. Each file's issues and counts are held until the files before
-// it are done, so that they come in the walk's order whatever finishes
-// first. After a file that stops the walk (the sink failing, say), the
-// files already started are finished and no more are.
-func (w *walker) walked(ctx context.Context, files []string) error {
+// walked reads the files a walk meets, Options.Workers at a time: one
+// file's decoding and detecting then goes on while another's traces are
+// being written. Each file's issues and counts are held until the files
+// before it are done, so that they come in the walk's order whatever
+// finishes first. After a file that stops the walk (the sink failing,
+// say), the files already started are finished and no more are.
+func (w *walker) walked(ctx context.Context, met <-chan walkStep) error {
 	if w.opts.Workers <= 1 {
-		for _, p := range files {
-			if err := w.file(ctx, p, p, false, ""); err != nil {
+		for step := range met {
+			if step.path == "" {
+				w.absorb(step.met)
+			} else if err := w.file(ctx, step.path, step.path, false, ""); err != nil {
 				return err
 			}
 		}
@@ -311,38 +384,42 @@ func (w *walker) walked(ctx context.Context, files []string) error {
 	// Workers of them read at a time: a file done early does not leave its
 	// worker idle while an earlier, longer one finishes. What waits is only
 	// a file's issues and counts.
-	done := make([]chan walkedFile, len(files))
+	var pending []chan walkedFile
 	running := make(chan struct{}, w.opts.Workers)
-	started := 0
-	start := func() {
+	start := func(step walkStep) {
 		ch := make(chan walkedFile, 1)
-		done[started] = ch
-		go func(p string) {
+		pending = append(pending, ch)
+		if step.path == "" {
+			ch <- step.met
+			return
+		}
+		go func() {
 			running <- struct{}{}
 			defer func() { <-running }()
-			ch <- w.fileApart(ctx, p)
-		}(files[started])
-		started++
-	}
-	for started < min(4*w.opts.Workers, len(files)) {
-		start()
+			ch <- w.fileApart(ctx, step.path)
+		}()
 	}
 	var stop error
-	for i := range files {
-		if i == started {
-			break
+	for walking := true; ; {
+		for walking && stop == nil && len(pending) < 4*w.opts.Workers {
+			step, ok := <-met
+			if !ok {
+				walking = false
+				break
+			}
+			start(step)
 		}
-		r := <-done[i]
-		done[i] = nil // kept to the end of the walk, the channels grew the peak heap by close to a KB a file
+		if len(pending) == 0 {
+			return stop
+		}
+		r := <-pending[0]
+		pending[0] = nil // kept to the end of the walk, the channels grew the peak heap by close to a KB a file
+		pending = pending[1:]
 		w.absorb(r)
 		if stop == nil {
 			stop = r.err
 		}
-		if stop == nil && started < len(files) {
-			start()
-		}
 	}
-	return stop
 }
 
 // walkedFile is what reading one file of a walk came to.
