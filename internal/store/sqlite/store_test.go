@@ -254,22 +254,31 @@ func TestOpeningAFileHoldsNoLock(t *testing.T) {
 }
 
 // A trace whose insert fails is not stored at all, and says which it is;
-// the file's other traces are stored, and the file is read again.
+// the file's other traces are stored, and the file is read again. A new
+// trace leaves none of its rows; one failing to replace a stored version
+// leaves that version as it was.
 func TestFailedTraceIsNotHalfStored(t *testing.T) {
 	st := open(t)
 	ctx := context.Background()
+	ingestFile(t, st, "/old", "h0", withSteps("sample-5", 2))
 	fs, err := st.File(ctx, ingest.FileInfo{Path: "/f", Hash: "h", Format: "inspect"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Two steps at index 1: the second insert fails.
 	bad := withSteps("sample-7", 4)
-	bad.Steps[2].Index = 1 // two steps at index 1: the second insert fails
+	bad.Steps[2].Index = 1
+	bad.Findings = []trace.Finding{{Mode: "FM-1.3", Source: "detector", Verdict: trace.Present, Steps: []int{0}}}
+	badReplacement := withSteps("sample-5", 4)
+	badReplacement.Steps[3].Index = 2
 	if err := fs.Trace(ctx, withSteps("sample-6", 2)); err != nil {
 		t.Fatal(err)
 	}
-	err = fs.Trace(ctx, bad)
-	if err == nil || !strings.Contains(err.Error(), "sample-7") || !strings.Contains(err.Error(), "not stored") {
-		t.Fatalf("failed insert: %v", err)
+	for _, tr := range []*trace.Trace{bad, badReplacement} {
+		err = fs.Trace(ctx, tr)
+		if err == nil || !strings.Contains(err.Error(), tr.ID) || !strings.Contains(err.Error(), "not stored") {
+			t.Fatalf("failed insert of %s: %v", tr.ID, err)
+		}
 	}
 	if err := fs.Trace(ctx, withSteps("sample-8", 2)); err != nil {
 		t.Fatal(err)
@@ -285,11 +294,31 @@ func TestFailedTraceIsNotHalfStored(t *testing.T) {
 	for _, s := range list {
 		ids = append(ids, s.ID)
 	}
-	if !slices.Equal(ids, []string{"sample-6", "sample-8"}) {
-		t.Errorf("stored %v, want the two good samples only", ids)
+	if !slices.Equal(ids, []string{"sample-5", "sample-6", "sample-8"}) {
+		t.Errorf("stored %v, want the earlier and the two good samples only", ids)
 	}
 	if _, err := st.Load(ctx, "sample-7"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("the failed sample: %v, want not found", err)
+	}
+	if kept, err := st.Load(ctx, "sample-5"); err != nil || len(kept.Steps) != 2 {
+		t.Errorf("the sample a bad version failed to replace: %v, %+v", err, kept)
+	}
+	for _, c := range []struct {
+		query string
+		want  int
+	}{
+		{`SELECT count(*) FROM step_rows`, 6}, // two steps of each stored sample
+		{`SELECT count(*) FROM trace_keys`, 3},
+		{`SELECT count(*) FROM trace_summary`, 3},
+		{`SELECT count(*) FROM findings`, 0},
+	} {
+		var n int
+		if err := st.db.QueryRowContext(ctx, c.query).Scan(&n); err != nil || n != c.want {
+			t.Errorf("%s: %d (%v), want %d", c.query, n, err, c.want)
+		}
+	}
+	if hits, err := st.SearchHits(ctx, "step", []string{"sample-5", "sample-6", "sample-8"}); err != nil || len(hits) != 3 {
+		t.Errorf("search found %d of the 3 stored samples (%v)", len(hits), err)
 	}
 	if fs, _ := st.File(ctx, ingest.FileInfo{Path: "/f", Hash: "h", Format: "inspect"}); fs == nil {
 		t.Error("a file with a failed trace is recorded as ingested")

@@ -322,22 +322,36 @@ func (fs *fileSink) Trace(ctx context.Context, t *trace.Trace) error {
 		}
 		b.s.replaced(*fewer)
 	}
-	// A trace is stored whole or not at all: what a failed insert left is
-	// rolled back to the savepoint, and the file's other traces go on.
-	if _, err := b.w.exec(ctx, querySavepoint); err != nil {
-		return fmt.Errorf("trace %s: %w", t.ID, err)
+	// A trace is stored whole or not at all, and the file's other traces go
+	// on. One replacing a stored version is written in a savepoint, rolled
+	// back to when a write fails; what a new one, nearly every one, left is
+	// deleted instead: a savepoint copies each page the trace's writes touch
+	// first, an eighth of a small trace's write.
+	replacing := stored >= 0
+	if replacing {
+		if _, err := b.w.exec(ctx, querySavepoint); err != nil {
+			return fmt.Errorf("trace %s: %w", t.ID, err)
+		}
 	}
-	key, err := b.w.putTrace(ctx, fs.info.Path, t, stored >= 0)
+	key, err := b.w.putTrace(ctx, fs.info.Path, t, replacing)
 	if err != nil {
 		fs.failed = true
-		if _, rerr := b.w.exec(ctx, `ROLLBACK TO trace; RELEASE trace`); rerr != nil {
+		var rerr error
+		if replacing {
+			_, rerr = b.w.exec(ctx, `ROLLBACK TO trace; RELEASE trace`)
+		} else {
+			_, rerr = b.w.exec(ctx, queryDeleteTrace, t.ID)
+		}
+		if rerr != nil {
 			b.rollback()
 			return fmt.Errorf("%w (and undoing it: %v)", err, rerr)
 		}
 		return fmt.Errorf("%w; the trace is not stored", err)
 	}
-	if _, err := b.w.exec(ctx, queryRelease); err != nil {
-		return fmt.Errorf("trace %s: %w", t.ID, err)
+	if replacing {
+		if _, err := b.w.exec(ctx, queryRelease); err != nil {
+			return fmt.Errorf("trace %s: %w", t.ID, err)
+		}
 	}
 	b.unindexed[key] = true
 	if n := len(fs.txns); n == 0 || fs.txns[n-1] != b.txn {
@@ -371,7 +385,7 @@ func (fs *fileSink) Close(ctx context.Context, r ingest.FileResult) error {
 		return err
 	}
 	for id := range fs.previous {
-		if _, err := b.w.exec(ctx, `DELETE FROM traces WHERE id = ?`, id); err != nil {
+		if _, err := b.w.exec(ctx, queryDeleteTrace, id); err != nil {
 			b.rollback()
 			return fmt.Errorf("removing trace %s, no longer in the file: %w", id, err)
 		}
@@ -405,6 +419,7 @@ const (
 	queryTraceKey    = `SELECT key FROM trace_keys WHERE trace_id = ?`
 	querySavepoint   = `SAVEPOINT trace`
 	queryRelease     = `RELEASE trace`
+	queryDeleteTrace = `DELETE FROM traces WHERE id = ?`
 	queryInsertTrace = `INSERT INTO traces (id, file, format, source, system, model, task, scenario, trial, started, ended, step_count, usage, meta, diagnosis_source, diagnosis, detected_with)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	queryInsertStep = `INSERT INTO step_rows (rowid, kind, role, agent, tool, call_id, pair, exit_code, is_error, time, tokens, type, span_id, text, args)
@@ -417,7 +432,7 @@ const (
 		ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, format = excluded.format, size = excluded.size, traces = excluded.traces, ingested_at = excluded.ingested_at`
 )
 
-var sharedQueries = []string{queryStoredSteps, queryFileHash, queryFileTraces, queryTraceKey, querySavepoint, queryRelease,
+var sharedQueries = []string{queryStoredSteps, queryFileHash, queryFileTraces, queryTraceKey, querySavepoint, queryRelease, queryDeleteTrace,
 	queryInsertTrace, queryInsertStep, queryInsertFinding, queryInsertOutcome, queryRecordFile}
 
 // prepareShared prepares sharedQueries for db.
@@ -529,7 +544,7 @@ func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace, repl
 		if err := w.setAside(ctx, t); err != nil {
 			return 0, err
 		}
-		if _, err := w.exec(ctx, `DELETE FROM traces WHERE id = ?`, t.ID); err != nil {
+		if _, err := w.exec(ctx, queryDeleteTrace, t.ID); err != nil {
 			return 0, fmt.Errorf("trace %s: %w", t.ID, err)
 		}
 	}
