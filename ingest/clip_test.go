@@ -176,9 +176,19 @@ func checkLines(t *testing.T, data []byte, clipped string, limit int) {
 	for i := range want {
 		want[i] = strings.TrimSuffix(want[i], "\r")
 	}
-	for _, r := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data))} {
+	// Read in one go, a byte at a time, and through a buffer of the input's
+	// size (as a file read whole is) or smaller, whose lines then outgrow it.
+	for _, read := range []struct {
+		r    io.Reader
+		size int
+	}{
+		{bytes.NewReader(data), 0},
+		{iotest.OneByteReader(bytes.NewReader(data)), 0},
+		{bytes.NewReader(data), len(data)},
+		{bytes.NewReader(data), 16},
+	} {
 		var got []string
-		lr := newLineReader(r, limit)
+		lr := newLineReader(read.r, limit, read.size)
 		for {
 			line, n, err := lr.Next()
 			if errors.Is(err, io.EOF) {

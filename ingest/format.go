@@ -37,6 +37,9 @@ type Input struct {
 	// limit is the text limit (Options.TextLimit): 0 for DefaultTextLimit,
 	// negative for none.
 	limit int
+	// size is the length of the content when it is known to be that short
+	// (a file read whole with its head), 0 otherwise.
+	size int
 }
 
 // Report records a problem at a location in the file.

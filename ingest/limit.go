@@ -44,7 +44,7 @@ func (in *Input) jsonText(scale int) *clipReader {
 // jsonLines reads the input as JSON Lines whose strings are cut at the
 // text limit as they stream.
 func (in *Input) jsonLines() *lineReader {
-	return newLineReader(in.R, in.textLimit())
+	return newLineReader(in.R, in.textLimit(), in.size)
 }
 
 // limited wraps emit so that every trace it passes is cut to the text

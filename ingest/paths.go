@@ -675,6 +675,9 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool, 
 	pos.r = r
 	errorsBefore := w.sum.Errors
 	in := &Input{Path: display, R: pos, report: w.report, limit: w.opts.TextLimit}
+	if whole {
+		in.size = len(head)
+	}
 	w.sum.Files++
 	give := w.handoff(ctx, fs, display)
 	decodeErr := format.Decode(ctx, in, func(t *trace.Trace) error {

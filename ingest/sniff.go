@@ -167,8 +167,15 @@ type lineReader struct {
 	cut   []byte
 }
 
-func newLineReader(r io.Reader, limit int) *lineReader {
-	lr := &lineReader{br: bufio.NewReaderSize(r, 256<<10), limit: limit}
+// newLineReader reads r's lines; size, when not 0, is r's length, which
+// bounds the buffer (a buffer of the full size for each file of a walk of
+// many small ones was most of what it allocated).
+func newLineReader(r io.Reader, limit, size int) *lineReader {
+	buffer := 256 << 10
+	if size > 0 {
+		buffer = min(buffer, size+1)
+	}
+	lr := &lineReader{br: bufio.NewReaderSize(r, buffer), limit: limit}
 	if limit > 0 {
 		lr.clip = &jsonClipper{limit: limit, emit: func(b []byte) { lr.cut = append(lr.cut, b...) }}
 	}
