@@ -46,6 +46,23 @@ var (
 	fileName  = text.Regexp(`\b[\w.-]+\.(?:json|ya?ml|tsv|csv|log|txt|md|py|sh)\b`)
 )
 
+// notIntentWords and fileExtensions screen text before notIntent and
+// fileName run (in lower case for notIntentWords): a match holds one of
+// them. Each regexp tries a match at every position, and most sentences
+// hold neither.
+var (
+	notIntentWords = []string{"not", "n't", "instead", "rather", "skip", "avoid", "without", "already"}
+	fileExtensions = []string{".json", ".yaml", ".yml", ".tsv", ".csv", ".log", ".txt", ".md", ".py", ".sh"}
+)
+
+// fileNames returns the file names text names (see fileName).
+func fileNames(text string) []string {
+	if !containsAny(text, fileExtensions) {
+		return nil
+	}
+	return fileName().FindAllString(text, -1)
+}
+
 func runAnnouncedActionMismatch(p *Pass) {
 	t, f := p.Trace, p.facts
 	if !f.agentActed() {
@@ -211,15 +228,16 @@ func announcement(text string, vocab map[string]bool) (string, map[string]bool, 
 	tools := map[string]bool{}
 	var files []string
 	for _, s := range all[max(0, len(all)-5):] {
-		if lower := strings.ToLower(s); !containsAny(lower, intentWords) && !startsWithAny(lower, intentVerbs) {
+		lower := strings.ToLower(s)
+		if !containsAny(lower, intentWords) && !startsWithAny(lower, intentVerbs) {
 			continue // cheaply: no phrase of intent
 		}
 		loc := intent().FindStringIndex(s)
-		if loc == nil || notIntent().MatchString(s) {
+		if loc == nil || containsAny(lower, notIntentWords) && notIntent().MatchString(s) {
 			continue
 		}
 		rest := s[loc[0]:]
-		named, named2 := toolsNamed(rest, vocab), fileName().FindAllString(rest, -1)
+		named, named2 := toolsNamed(rest, vocab), fileNames(rest)
 		if len(named) == 0 && len(named2) == 0 {
 			continue
 		}

@@ -71,7 +71,7 @@ func actionNames(text string, vocab map[string]bool) []string {
 	for _, m := range planCommand().FindAllString(text, -1) {
 		names = append(names, strings.ToLower(m))
 	}
-	return append(names, fileName().FindAllString(text, -1)...)
+	return append(names, fileNames(text)...)
 }
 
 // backedBefore reports whether a tool call before step end used one of the

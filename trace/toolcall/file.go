@@ -50,12 +50,13 @@ func Final(t *trace.Trace, name string) File {
 		if s.Kind != trace.KindToolCall || !strings.Contains(s.Args, name) {
 			continue
 		}
-		w, writes := WriteOf(s, name)
+		top := argsObject(s.Args) // decoded once for the write and the command
+		cmd := CommandOf(s.Args, top)
+		w, writes := writeOf(s.Tool, name, top, cmd)
 		ok := Succeeded(t, i)
 		if writes {
 			f.Attempts = append(f.Attempts, i)
 		}
-		cmd := Command(s.Args)
 		printAt, prints := printsWhole(cmd, name)
 		if ok && writes && (!prints || printAt > w.at) {
 			f.apply(i, w)

@@ -25,16 +25,19 @@ var shellWrappers = map[string]bool{
 // script of `bash -lc SCRIPT` when it is one) or a string, else a "cmd",
 // "input", "code" or "script" string; the arguments themselves when they are
 // not a JSON object.
-func Command(args string) string {
-	trimmed := strings.TrimSpace(args)
-	if !strings.HasPrefix(trimmed, "{") {
-		return args
+func Command(args string) string { return CommandOf(args, argsObject(args)) }
+
+// argsObject decodes a call's arguments to their top level; nil when they
+// are not a JSON object.
+func argsObject(args string) map[string]json.RawMessage {
+	if !strings.HasPrefix(strings.TrimSpace(args), "{") {
+		return nil
 	}
 	var top map[string]json.RawMessage
-	if json.Unmarshal([]byte(trimmed), &top) != nil {
-		return args
+	if json.Unmarshal([]byte(args), &top) != nil {
+		return nil
 	}
-	return CommandOf(args, top)
+	return top
 }
 
 // CommandOf is Command over arguments already decoded to their top level,

@@ -57,17 +57,22 @@ var fileTools = map[string]bool{
 // name, if it writes it at all. Only the call is read, not its result:
 // whether the write took effect is Succeeded's question.
 func WriteOf(s *trace.Step, name string) (Write, bool) {
-	if s.Kind != trace.KindToolCall || name == "" || !strings.Contains(s.Args, name) {
+	if s.Kind != trace.KindToolCall || !strings.Contains(s.Args, name) {
 		return Write{}, false
 	}
-	var top map[string]json.RawMessage
-	if strings.HasPrefix(strings.TrimSpace(s.Args), "{") && json.Unmarshal([]byte(s.Args), &top) != nil {
-		top = nil
+	top := argsObject(s.Args)
+	return writeOf(s.Tool, name, top, CommandOf(s.Args, top))
+}
+
+// writeOf is WriteOf of a call to tool whose arguments are decoded to top
+// (see argsObject) and whose command line is cmd.
+func writeOf(tool, name string, top map[string]json.RawMessage, cmd string) (Write, bool) {
+	if name == "" {
+		return Write{}, false
 	}
-	if w, ok := fileToolWrite(s.Tool, top, name); ok {
+	if w, ok := fileToolWrite(tool, top, name); ok {
 		return w, true
 	}
-	cmd := CommandOf(s.Args, top)
 	if i := strings.Index(cmd, "*** Begin Patch"); i >= 0 {
 		if w, ok := patchWrite(cmd[i:], name); ok {
 			return w, true
