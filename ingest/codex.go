@@ -228,6 +228,41 @@ type codexUsage struct {
 	Total     int `json:"total_tokens"`
 }
 
+var (
+	codexTokenInfoFields = jsonscan.FieldNames[codexTokenInfo]()
+	codexUsageFields     = jsonscan.FieldNames[codexUsage]()
+)
+
+// Scan reads a token_count event's info, one of every few lines of a
+// rollout.
+func (i *codexTokenInfo) Scan(s *jsonscan.Scanner) bool {
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "total_token_usage":
+			return s.StructInto(func(key []byte) bool { return i.Total.member(s, key) })
+		case "last_token_usage":
+			return s.StructInto(func(key []byte) bool { return i.Last.member(s, key) })
+		}
+		return s.Other(key, codexTokenInfoFields)
+	})
+}
+
+func (u *codexUsage) member(s *jsonscan.Scanner, key []byte) bool {
+	switch string(key) {
+	case "input_tokens":
+		return s.IntInto(&u.Input)
+	case "cached_input_tokens":
+		return s.IntInto(&u.Cached)
+	case "output_tokens":
+		return s.IntInto(&u.Output)
+	case "reasoning_output_tokens":
+		return s.IntInto(&u.Reasoning)
+	case "total_tokens":
+		return s.IntInto(&u.Total)
+	}
+	return s.Other(key, codexUsageFields)
+}
+
 // codexQuietEvents are event_msg types that repeat what response items
 // already record (command begin/end, deltas, plan updates); they add no step.
 var codexQuietEvents = map[string]bool{
@@ -485,7 +520,7 @@ func (s *codexSession) eventMsg(ts time.Time, line []byte, em *codexPayload) {
 		}
 	case "token_count":
 		var info codexTokenInfo
-		if len(em.Info) == 0 || string(em.Info) == "null" || json.Unmarshal(em.Info, &info) != nil {
+		if len(em.Info) == 0 || string(em.Info) == "null" || jsonscan.Unmarshal(&s.scan.nested, em.Info, &info) != nil {
 			return
 		}
 		u := info.Total

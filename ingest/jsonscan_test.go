@@ -43,6 +43,11 @@ var scanCases = []string{
 	`{"output":"o","metadata":{"exit_code":99999999999999999999}}`,
 	`{"output":"o","metadata":{"exit_code":-3},"metadata":{"other":1}}`,
 	`{"output":"o","metadata":null}`,
+	`{"total_token_usage":{"input_tokens":12,"cached_input_tokens":null,"output_tokens":-3,"total_tokens":9},"last_token_usage":{"output_tokens":4},"rate_limits":null}`,
+	`{"total_token_usage":{"input_tokens":1.5}}`,
+	`{"total_token_usage":{"input_tokens":1e3}}`,
+	`{"last_token_usage":{"output_tokens":"4"}}`,
+	`{"last_token_usage":null,"total_token_usage":{"Input_Tokens":2}}`,
 	`[{"type":"text","text":"a"}]`,
 	`[]`,
 	`null`,
@@ -74,6 +79,7 @@ func FuzzJSONScanner(f *testing.F) {
 		jsonscantest.Check[codexLine](t, doc)
 		jsonscantest.Check[shellResult](t, doc)
 		jsonscantest.Check[codexParts](t, doc)
+		jsonscantest.Check[codexTokenInfo](t, doc)
 	})
 }
 
@@ -82,5 +88,6 @@ func FuzzJSONScanner(f *testing.F) {
 func TestJSONScannerFallsBack(t *testing.T) {
 	for _, c := range scanCases {
 		jsonscantest.FallsBack[codexLine](t, []byte(c))
+		jsonscantest.FallsBack[codexTokenInfo](t, []byte(c))
 	}
 }

@@ -321,17 +321,36 @@ func (s *Scanner) IntPtrInto(dst **int) bool {
 		*dst = nil
 		return s.Literal("null")
 	}
+	v, ok := s.integer()
+	if ok {
+		*dst = &v
+	}
+	return ok
+}
+
+// IntInto reads a value for an int field: an integer, or null, which
+// leaves the field as it was.
+func (s *Scanner) IntInto(dst *int) bool {
+	if s.Peek() == 'n' {
+		return s.Literal("null")
+	}
+	v, ok := s.integer()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// integer reads a number that is an int; a fraction, an exponent or a
+// number out of range is a type error to encoding/json.
+func (s *Scanner) integer() (int, bool) {
+	s.space()
 	start := s.i
 	if !s.number() {
-		return false
+		return 0, false
 	}
 	n, err := strconv.ParseInt(string(s.b[start:s.i]), 10, strconv.IntSize)
-	if err != nil {
-		return false // a fraction, an exponent, or out of range: a type error
-	}
-	v := int(n)
-	*dst = &v
-	return true
+	return int(n), err == nil
 }
 
 // Other reads the value of a key the caller has no field for, which
