@@ -131,7 +131,7 @@ func (a *app) tryRules(ctx context.Context, set *rules.Set, paths []string) erro
 		sink.tally[d.Name] = &ruleTally{}
 	}
 	printer := newIssuePrinter(a.stderr)
-	sum, err := ingest.Paths(ctx, paths, sink, ingest.Options{Report: printer.print, Stdin: a.stdin, Workers: 2})
+	sum, err := ingest.Paths(ctx, paths, sink, ingest.Options{Report: printer.print, Stdin: a.stdin, Workers: readWorkers()})
 	printer.flush()
 	if err != nil {
 		return err
