@@ -318,8 +318,11 @@ func (w *walker) list(ctx context.Context, root string, out chan<- walkStep) {
 		return send(step)
 	}
 	var files, links []string
+	sessions := &sessionCounter{z: w.zero, walk: filepath.Clean(root)}
+	defer sessions.flush()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			sessions.skipped(p)
 			lw.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + errText(err)})
 			if !flush() {
 				return ctx.Err()
@@ -332,10 +335,12 @@ func (w *walker) list(ctx context.Context, root string, out chan<- walkStep) {
 		switch mode := d.Type(); {
 		case d.IsDir():
 			if p != root && strings.HasPrefix(d.Name(), ".") {
+				sessions.skipped(p)
 				return fs.SkipDir
 			}
 		case mode.IsRegular():
 			files = append(files, p)
+			sessions.file(p)
 			if !send(walkStep{path: p}) {
 				return ctx.Err()
 			}

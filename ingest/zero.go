@@ -29,9 +29,19 @@ type zeroDirs struct {
 	mu    sync.Mutex
 	dirs  map[string]*zeroDir
 	order []string // the roots in dirs, oldest first
+	// listed holds the session files a directory walk counted under run
+	// directories it walked whole (see sessionCounter), the last
+	// zeroListedKept of them, so that a run directory's sessions/ is not
+	// walked a second time (on many small runs, reading directories was a
+	// tenth of an ingest's time, and this walk two fifths of it).
+	listed      map[string]int
+	listedOrder []string
 }
 
-const zeroDirsKept = 64
+const (
+	zeroDirsKept   = 64
+	zeroListedKept = 4096
+)
 
 type zeroDir struct {
 	root      string
@@ -44,7 +54,89 @@ type zeroDir struct {
 	readError string
 }
 
-func newZeroDirs() *zeroDirs { return &zeroDirs{dirs: map[string]*zeroDir{}} }
+func newZeroDirs() *zeroDirs {
+	return &zeroDirs{dirs: map[string]*zeroDir{}, listed: map[string]int{}}
+}
+
+// counted records the session files a walk counted under root's sessions/.
+func (z *zeroDirs) counted(root string, sessions int) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if _, ok := z.listed[root]; !ok {
+		if len(z.listedOrder) == zeroListedKept {
+			delete(z.listed, z.listedOrder[0])
+			z.listedOrder = z.listedOrder[1:]
+		}
+		z.listedOrder = append(z.listedOrder, root)
+	}
+	z.listed[root] = sessions
+}
+
+// sessionCounter counts, in a directory walk, the session files under each
+// run directory's sessions/ (the files whose path sessionsParent names it
+// for), and hands each count to zeroDirs once the walk is past that
+// sessions/, which it lists in one run. A count is handed on only where the
+// walk went through the whole of sessions/, skipped nothing in it and met
+// no run directory nested in it (whose files count for both).
+type sessionCounter struct {
+	z     *zeroDirs
+	walk  string // the walk's root, cleaned
+	root  string // the run directory being counted, "" for none
+	count int
+	// partial: the walk skipped part of root's sessions/ (a hidden
+	// directory), started inside it, or met a run directory in it.
+	partial bool
+	// tainted are the run directories found partial before or while they
+	// were counted: a directory skipped in one before its first file, or
+	// one a nested run directory was met in.
+	tainted map[string]bool
+}
+
+// file counts a regular file the walk met.
+func (c *sessionCounter) file(p string) {
+	p = filepath.Clean(p)
+	root := sessionsParent(p)
+	if root != c.root {
+		if c.root != "" && c.inSessions(p) {
+			c.taint(c.root)
+		}
+		c.flush()
+		c.root, c.count = root, 0
+		rel, err := filepath.Rel(c.walk, filepath.Join(root, "sessions"))
+		c.partial = root == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || c.tainted[root]
+	}
+	c.count++
+}
+
+// inSessions reports whether p is under the sessions/ being counted.
+func (c *sessionCounter) inSessions(p string) bool {
+	return strings.HasPrefix(p, filepath.Join(c.root, "sessions")+string(filepath.Separator))
+}
+
+// skipped notes a directory the walk skipped (or could not read).
+func (c *sessionCounter) skipped(dir string) {
+	if root := sessionsParent(filepath.Join(filepath.Clean(dir), "x")); root != "" {
+		c.taint(root)
+	}
+}
+
+func (c *sessionCounter) taint(root string) {
+	if c.tainted == nil {
+		c.tainted = map[string]bool{}
+	}
+	c.tainted[root] = true
+	if root == c.root {
+		c.partial = true
+	}
+}
+
+// flush hands on the count of the run directory being counted.
+func (c *sessionCounter) flush() {
+	if c.root != "" && !c.partial {
+		c.z.counted(c.root, c.count)
+	}
+	c.root = ""
+}
 
 // runDirOf returns the run directory of a rollout file: the parent of its
 // nearest "sessions" ancestor, or its own directory when that holds the
@@ -120,12 +212,16 @@ func (z *zeroDirs) get(root string) *zeroDir {
 			d.official = o
 		}
 	}
-	_ = filepath.WalkDir(filepath.Join(root, "sessions"), func(p string, e os.DirEntry, err error) error {
-		if err == nil && e.Type().IsRegular() {
-			d.sessions++
-		}
-		return nil
-	})
+	if n, ok := z.listed[root]; ok {
+		d.sessions = n
+	} else {
+		_ = filepath.WalkDir(filepath.Join(root, "sessions"), func(p string, e os.DirEntry, err error) error {
+			if err == nil && e.Type().IsRegular() {
+				d.sessions++
+			}
+			return nil
+		})
+	}
 	if d.sessions == 0 {
 		d.sessions = 1 // the rollout sits directly in the run directory
 	}
