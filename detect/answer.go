@@ -44,7 +44,7 @@ func (f *facts) answerFile() *answerFacts {
 		return f.answer
 	}
 	spec := f.task()
-	final := toolcall.Final(f.t, spec.Output)
+	final := toolcall.FinalOf(f.t, spec.Output, func(i int) toolcall.Call { return f.call(i).Call })
 	a := &answerFacts{File: spec.Output, Writes: final.Attempts, Good: final.Writes, Exists: final.Exists,
 		Content: final.Content, ContentKnown: final.Known, ContentStep: final.At}
 	f.answer = a

@@ -80,7 +80,7 @@ func (f *facts) output(call int) string { return toolcall.Output(f.t, call) }
 // for most tools, and several detectors need the command, the normalised
 // request and the entities named.
 type callFacts struct {
-	command string   // see facts.command
+	toolcall.Call
 	key     uint64   // see facts.callKey
 	nearKey uint64   // see facts.nearKey
 	targets []string // see targetsOf
@@ -98,12 +98,9 @@ func (f *facts) call(i int) *callFacts {
 	s := &f.t.Steps[i]
 	// Only the top level is decoded: the values stay raw until a field is
 	// needed, so that long scripts and patches are not unquoted for nothing.
-	var args map[string]json.RawMessage
-	if !strings.HasPrefix(strings.TrimSpace(s.Args), "{") || json.Unmarshal([]byte(s.Args), &args) != nil {
-		args = nil
-	}
-	c := &callFacts{command: toolcall.CommandOf(s.Args, args), targets: targetsOf(args)}
-	c.key, c.nearKey = requestKeys(s.Tool, s.Args, args, c.command)
+	c := &callFacts{Call: toolcall.Decode(s.Args)}
+	c.targets = targetsOf(c.Args)
+	c.key, c.nearKey = requestKeys(s.Tool, s.Args, c.Args, c.Command)
 	f.calls[i] = c
 	return c
 }
@@ -111,7 +108,7 @@ func (f *facts) call(i int) *callFacts {
 // command returns what a tool call runs, as one string: the script of a
 // shell call (unwrapped from `bash -lc`), the code of a code tool, the body
 // of a patch, or the arguments verbatim when they have none of these.
-func (f *facts) command(call int) string { return f.call(call).command }
+func (f *facts) command(call int) string { return f.call(call).Command }
 
 // shortTool drops an MCP-style "mcp__server__" prefix from a tool name.
 func shortTool(name string) string {

@@ -44,15 +44,21 @@ type File struct {
 // Final follows the file with base name name through a run's tool calls
 // and returns what the trace shows of it at the end.
 func Final(t *trace.Trace, name string) File {
+	return FinalOf(t, name, func(i int) Call { return Decode(t.Steps[i].Args) })
+}
+
+// FinalOf is Final reading the tool call at step i through call(i), for a
+// caller that keeps its calls decoded.
+func FinalOf(t *trace.Trace, name string, call func(i int) Call) File {
 	f := File{Name: name, At: -1, Blind: -1}
 	for i := range t.Steps {
 		s := &t.Steps[i]
 		if s.Kind != trace.KindToolCall || !strings.Contains(s.Args, name) {
 			continue
 		}
-		top := argsObject(s.Args) // decoded once for the write and the command
-		cmd := CommandOf(s.Args, top)
-		w, writes := writeOf(s.Tool, name, top, cmd)
+		c := call(i)
+		cmd := c.Command
+		w, writes := writeOf(s.Tool, name, c.Args, cmd)
 		ok := Succeeded(t, i)
 		if writes {
 			f.Attempts = append(f.Attempts, i)

@@ -27,6 +27,20 @@ var shellWrappers = map[string]bool{
 // not a JSON object.
 func Command(args string) string { return CommandOf(args, argsObject(args)) }
 
+// Call is a tool call's arguments read once for the several questions
+// asked of them: decoded to their top level (nil when they are not a JSON
+// object) and the command they run (see Command).
+type Call struct {
+	Args    map[string]json.RawMessage
+	Command string
+}
+
+// Decode reads a call's arguments.
+func Decode(args string) Call {
+	top := argsObject(args)
+	return Call{Args: top, Command: CommandOf(args, top)}
+}
+
 // argsObject decodes a call's arguments to their top level; nil when they
 // are not a JSON object.
 func argsObject(args string) map[string]json.RawMessage {
