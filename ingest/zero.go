@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline/faultline/internal/bounded"
 	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/trace"
 	"github.com/faultline/faultline/trace/toolcall"
@@ -26,16 +27,14 @@ import (
 // together, and keeping every answer file made memory grow with the number
 // of runs. It is safe for concurrent use.
 type zeroDirs struct {
-	mu    sync.Mutex
-	dirs  map[string]*zeroDir
-	order []string // the roots in dirs, oldest first
+	mu   sync.Mutex
+	dirs *bounded.Map[string, *zeroDir]
 	// listed holds the session files a directory walk counted under run
 	// directories it walked whole (see sessionCounter), the last
 	// zeroListedKept of them, so that a run directory's sessions/ is not
 	// walked a second time (on many small runs, reading directories was a
 	// tenth of an ingest's time, and this walk two fifths of it).
-	listed      map[string]int
-	listedOrder []string
+	listed *bounded.Map[string, int]
 }
 
 const (
@@ -55,21 +54,14 @@ type zeroDir struct {
 }
 
 func newZeroDirs() *zeroDirs {
-	return &zeroDirs{dirs: map[string]*zeroDir{}, listed: map[string]int{}}
+	return &zeroDirs{dirs: bounded.New[string, *zeroDir](zeroDirsKept), listed: bounded.New[string, int](zeroListedKept)}
 }
 
 // counted records the session files a walk counted under root's sessions/.
 func (z *zeroDirs) counted(root string, sessions int) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	if _, ok := z.listed[root]; !ok {
-		if len(z.listedOrder) == zeroListedKept {
-			delete(z.listed, z.listedOrder[0])
-			z.listedOrder = z.listedOrder[1:]
-		}
-		z.listedOrder = append(z.listedOrder, root)
-	}
-	z.listed[root] = sessions
+	z.listed.Put(root, sessions)
 }
 
 // sessionCounter counts, in a directory walk, the session files under each
@@ -185,16 +177,11 @@ func sessionsParent(path string) string {
 func (z *zeroDirs) get(root string) *zeroDir {
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	if d, ok := z.dirs[root]; ok {
+	if d, ok := z.dirs.Get(root); ok {
 		return d
 	}
 	d := &zeroDir{root: root}
-	if len(z.order) == zeroDirsKept {
-		delete(z.dirs, z.order[0])
-		z.order = z.order[1:]
-	}
-	z.dirs[root] = d
-	z.order = append(z.order, root)
+	z.dirs.Put(root, d)
 	if b, err := os.ReadFile(filepath.Join(root, itbench.AnswerFile)); err == nil {
 		d.answer = b
 		d.zero = true
@@ -212,7 +199,7 @@ func (z *zeroDirs) get(root string) *zeroDir {
 			d.official = o
 		}
 	}
-	if n, ok := z.listed[root]; ok {
+	if n, ok := z.listed.Get(root); ok {
 		d.sessions = n
 	} else {
 		_ = filepath.WalkDir(filepath.Join(root, "sessions"), func(p string, e os.DirEntry, err error) error {

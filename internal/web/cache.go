@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"sync"
+
+	"github.com/faultline/faultline/internal/bounded"
 )
 
 // pageCache keeps the costly part of recent pages (the cohort report of a
@@ -13,8 +15,7 @@ import (
 type pageCache[V any] struct {
 	mu       sync.Mutex
 	revision string
-	keys     []string // oldest first
-	entries  map[string]V
+	entries  *bounded.Map[string, V]
 }
 
 // pagesKept bounds each cache: a few filters a user goes back and forth
@@ -29,10 +30,10 @@ func (c *pageCache[V]) get(ctx context.Context, st Store, key string, build func
 		return v, false, err
 	}
 	c.mu.Lock()
-	if c.revision != revision {
-		c.revision, c.keys, c.entries = revision, nil, map[string]V{}
+	if c.revision != revision || c.entries == nil {
+		c.revision, c.entries = revision, bounded.New[string, V](pagesKept)
 	}
-	v, ok := c.entries[key]
+	v, ok := c.entries.Get(key)
 	c.mu.Unlock()
 	if ok {
 		return v, true, nil
@@ -47,14 +48,7 @@ func (c *pageCache[V]) get(ctx context.Context, st Store, key string, build func
 	// part is never served; and when a later request has already moved the
 	// cache on to a new revision, the value is not kept at all.
 	if c.revision == revision {
-		if _, dup := c.entries[key]; !dup {
-			if len(c.keys) == pagesKept {
-				delete(c.entries, c.keys[0])
-				c.keys = c.keys[1:]
-			}
-			c.keys = append(c.keys, key)
-		}
-		c.entries[key] = v
+		c.entries.Put(key, v)
 	}
 	return v, false, nil
 }
