@@ -9,10 +9,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -317,7 +319,8 @@ func (w *walker) list(ctx context.Context, root string, out chan<- walkStep) {
 		problem, lw.sum = walkedFile{}, Summary{}
 		return send(step)
 	}
-	var files, links []string
+	files := newWalkedFiles()
+	var links []string
 	sessions := &sessionCounter{z: w.zero, walk: filepath.Clean(root)}
 	defer sessions.flush()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -339,7 +342,7 @@ func (w *walker) list(ctx context.Context, root string, out chan<- walkStep) {
 				return fs.SkipDir
 			}
 		case mode.IsRegular():
-			files = append(files, p)
+			files.add(p)
 			sessions.file(p)
 			if !send(walkStep{path: p}) {
 				return ctx.Err()
@@ -465,12 +468,40 @@ func (w *walker) absorb(r walkedFile) {
 	w.sum.UnchangedFiles = append(w.sum.UnchangedFiles, r.sum.UnchangedFiles...)
 }
 
+// walkedFiles are the files a walk met, known by a 64-bit hash of their
+// path as walked rather than by the path: the list is kept to the end of
+// the walk, for the symbolic links it may meet, and on many small runs the
+// paths were most of what memory grew by per trace. Two paths of one hash
+// (about one chance in 10^7 among a million files) would only make a link
+// to the second be taken as leading to a file read already.
+type walkedFiles struct {
+	seed   maphash.Seed
+	hashes []uint64
+	sorted bool
+}
+
+func newWalkedFiles() *walkedFiles { return &walkedFiles{seed: maphash.MakeSeed()} }
+
+func (f *walkedFiles) add(p string) {
+	f.hashes = append(f.hashes, maphash.String(f.seed, p))
+	f.sorted = false
+}
+
+func (f *walkedFiles) has(p string) bool {
+	if !f.sorted {
+		slices.Sort(f.hashes)
+		f.sorted = true
+	}
+	_, found := slices.BinarySearch(f.hashes, maphash.String(f.seed, p))
+	return found
+}
+
 // links returns the symbolic links met in a walk of root that lead to
 // files, but for those leading to a file the walk reads already (under
 // root, or through an earlier link): what git-annex and DVC keep as links
 // is read once. A link to a directory is not followed, so that a walk
 // cannot loop; one that leads nowhere is reported.
-func (w *walker) links(root string, files, links []string) []string {
+func (w *walker) links(root string, files *walkedFiles, links []string) []string {
 	if len(links) == 0 {
 		return nil
 	}
@@ -480,14 +511,8 @@ func (w *walker) links(root string, files, links []string) []string {
 	if err == nil {
 		realRoot, err = filepath.Abs(realRoot)
 	}
-	read := map[string]string{} // real path → the path it is read as
-	if err == nil {
-		for _, f := range files {
-			if rel, err := filepath.Rel(root, f); err == nil {
-				read[filepath.Join(realRoot, rel)] = f
-			}
-		}
-	}
+	rootResolved := err == nil
+	read := map[string]string{} // real path → the link it is read through
 	sort.Strings(links)
 	var out []string
 	for _, p := range links {
@@ -510,6 +535,14 @@ func (w *walker) links(root string, files, links []string) []string {
 		if err != nil {
 			w.report(Issue{Path: p, Severity: Error, Message: "cannot read: " + linkProblem(p, err)})
 			continue
+		}
+		if rootResolved {
+			if rel, err := filepath.Rel(realRoot, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				if walked := filepath.Join(root, rel); files.has(walked) {
+					w.skip(p, "a symbolic link to "+walked+", read there")
+					continue
+				}
+			}
 		}
 		if first, ok := read[target]; ok {
 			w.skip(p, "a symbolic link to "+first+", read there")
