@@ -5,14 +5,17 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/internal/itbench"
 	"github.com/faultline/faultline/trace"
@@ -324,5 +327,72 @@ func TestReadHead(t *testing.T) {
 				t.Errorf("head of %d bytes, compressed %v, whole %v, %v; want %d bytes, %v, %v", len(head), compressed, whole, err, len(tt.head), tt.compressed, tt.whole)
 			}
 		})
+	}
+}
+
+// stoppingSink fails the file it is offered after ok files, and cancels the
+// walk's context there when cancel is set.
+type stoppingSink struct {
+	*memSink
+	mu      sync.Mutex
+	offered int
+	ok      int
+	cancel  context.CancelFunc
+}
+
+var errSinkBroke = errors.New("the store broke")
+
+func (s *stoppingSink) File(ctx context.Context, f FileInfo) (FileSink, error) {
+	s.mu.Lock()
+	s.offered++
+	n := s.offered
+	s.mu.Unlock()
+	if n > s.ok {
+		if s.cancel != nil {
+			s.cancel()
+			return s.memSink.File(ctx, f)
+		}
+		return nil, errSinkBroke
+	}
+	return s.memSink.File(ctx, f)
+}
+
+// A walk that a file stops (the sink failing, or the context ending) stops
+// listing too: it returns why, reads few files past it, and leaves no
+// goroutine behind, with one worker or several.
+func TestPathsWalkStops(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 400 {
+		write(t, dir, fmt.Sprintf("run%03d/sessions/rollout.jsonl", i), strings.ReplaceAll(codexSample, `"id":"s1"`, fmt.Sprintf(`"id":"s%03d"`, i)))
+	}
+	before := runtime.NumGoroutine()
+	for _, workers := range []int{1, 3} {
+		for _, cancelled := range []bool{false, true} {
+			// Not cancelled unless the test is of that: nothing else may
+			// end the listing of a walk the sink stopped.
+			ctx := context.Background()
+			sink := &stoppingSink{memSink: newMemSink(), ok: 5}
+			want := errSinkBroke
+			if cancelled {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+				sink.cancel, want = cancel, context.Canceled
+			}
+			sum, err := Paths(ctx, []string{dir}, sink, Options{Workers: workers})
+			if !errors.Is(err, want) {
+				t.Errorf("%d workers, cancelled %v: %v, want %v", workers, cancelled, err, want)
+			}
+			if sink.offered > 5+4*workers+1 || sum.Traces > 5+4*workers {
+				t.Errorf("%d workers, cancelled %v: %d files offered, %d traces stored after the walk stopped at the 6th", workers, cancelled, sink.offered, sum.Traces)
+			}
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines left, %d before the walks", n, before)
 	}
 }
