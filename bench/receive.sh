@@ -9,6 +9,10 @@
 #     also with the receiver of revision BEFORE when given, so that the two
 #     share the machine's load;
 #   - heap held per open trace, next to what the memory limit counts for it;
+#   - spans/s of a `faultline receive` process (of this tree, and of BEFORE
+#     when given, taking turns ROUNDS times) storing 3 x REQUESTS requests of
+#     those runs that one client process posts, 4 at a time: the rate of the
+#     receiver apart from its clients;
 #   - peak resident memory (VmHWM) of a `faultline receive` process while
 #     16 clients post a 23 MiB request each at once (CLIENTS, SIZE_MB), at
 #     the default memory limit and at --max-memory-mb 64, once with the
@@ -19,6 +23,7 @@
 #   REQUESTS=1000 bench/receive.sh
 #   BEFORE=5a6aeac ROUNDS=5 bench/receive.sh         # and the receiver of that revision
 #   ONLY=rss bench/receive.sh                       # the peak RSS part only
+#   BEFORE=a4443aa~1 ONLY=rate bench/receive.sh     # the receiver processes' rate only
 #   FAULTLINE=/tmp/faultline-old bench/receive.sh   # the RSS part with another build
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +42,7 @@ if [ -n "${BEFORE:-}" ]; then
   builds="before after"
 fi
 echo "go: $(go version | cut -d' ' -f3), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-if [ "${ONLY:-}" != rss ]; then
+if [ -z "${ONLY:-}" ]; then
   go test -c -o "$work/after.test" ./internal/receive
   "$work/after.test" -test.run '^$' -test.bench 'Receive$' -test.benchtime 3x -receive.requests "$requests"
   for round in $(seq "$rounds"); do
@@ -84,10 +89,43 @@ receivers=("this tree:$faultline")
 if [ -n "${BEFORE:-}" ]; then
   receivers=("$BEFORE:$work/faultline-before" "${receivers[@]}")
 fi
-for receiver in "${receivers[@]}"; do
-  faultline=${receiver#*:}
-  echo "### peak RSS, faultline of ${receiver%%:*}"
-  rss "$clients x $size_mb MiB at once, refusals given up" --
-  rss "$clients x $size_mb MiB at once, refusals given up" -- --max-memory-mb 64
-  rss "$clients x $size_mb MiB at once, refusals retried" -retry --
-done
+
+# rate BINARY: spans/s of a `faultline receive` process storing through the
+# detectors into SQLite: one client process posts REQUESTS x 3 requests of
+# the in-process benchmark's runs (built before the first is sent), 4 at a
+# time, then the receiver is stopped, and stores what it holds before it
+# exits; the time runs from the first request to its exit.
+rate() {
+  local bin=$1 port n=$((requests * 3))
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)))
+  rm -f "$work/r.db"*
+  "$bin" --db "$work/r.db" --quiet receive --addr "127.0.0.1:$port" --root-wait 5ms >/dev/null 2>"$work/rate.log" &
+  local pid=$!
+  for _ in $(seq 100); do grep -q listening "$work/rate.log" && break; sleep 0.05; done
+  local start end
+  start=$(date +%s.%N)
+  "$work/receivebench" -url "http://127.0.0.1:$port/v1/traces" -requests "$n" -clients 4 >"$work/rate.out"
+  kill -INT "$pid"
+  wait "$pid" || true
+  end=$(date +%s.%N)
+  awk -v n="$n" -v s="$start" -v e="$end" -v out="$(cat "$work/rate.out")" -v got="$(grep -o 'stored [0-9]* traces' "$work/rate.log")" \
+    'BEGIN { printf "%8.0f spans/s  (%d spans in %.2f s; %s; %s)\n", n * 100 / (e - s), n * 100, e - s, got, out }'
+}
+if [ "${ONLY:-rate}" = rate ]; then
+  for round in $(seq "$rounds"); do
+    for receiver in "${receivers[@]}"; do
+      echo -n "== process, round $round: ${receiver%%:*}  "
+      rate "${receiver#*:}"
+    done
+  done
+fi
+
+if [ "${ONLY:-rss}" = rss ]; then
+  for receiver in "${receivers[@]}"; do
+    faultline=${receiver#*:}
+    echo "### peak RSS, faultline of ${receiver%%:*}"
+    rss "$clients x $size_mb MiB at once, refusals given up" --
+    rss "$clients x $size_mb MiB at once, refusals given up" -- --max-memory-mb 64
+    rss "$clients x $size_mb MiB at once, refusals retried" -retry --
+  done
+fi

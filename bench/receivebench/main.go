@@ -1,9 +1,17 @@
-// Command receivebench posts large OTLP/HTTP requests to a running
-// `faultline receive` all at once, for bench/receive.sh to read the
-// receiver's peak resident memory: CLIENTS requests of about SIZE_MB each
-// (protobuf, one agent run per request), each retried on 429 or 503 after
-// its Retry-After until it is answered 200 or the deadline passes. It
+// Command receivebench posts OTLP/HTTP requests to a running `faultline
+// receive`, for bench/receive.sh.
+//
+// By default it posts large requests all at once, for the script to read
+// the receiver's peak resident memory: CLIENTS requests of about SIZE_MB
+// each (protobuf, one agent run per request), each retried on 429 or 503
+// after its Retry-After until it is answered 200 or the deadline passes. It
 // prints how the requests were answered.
+//
+// With -requests N, it posts N requests of 10 small agent runs of 10 spans
+// (the in-process benchmark's, built before the first is sent), CLIENTS at
+// a time, each retried 5 ms after a refusal, for the script to time the
+// receiver of any revision with one client: the receiver's rate is then
+// measured apart from the client's work.
 package main
 
 import (
@@ -15,10 +23,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/faultline/faultline/internal/receive/receivetest"
 )
 
 func main() {
@@ -27,7 +38,12 @@ func main() {
 	sizeMB := flag.Float64("size-mb", 23, "size of each request body, in MiB")
 	retry := flag.Bool("retry", false, "retry refused requests (429, 503) after their Retry-After")
 	deadline := flag.Duration("deadline", 2*time.Minute, "stop retrying after this long")
+	small := flag.Int("requests", 0, "post this many requests of 10 runs of 10 spans, CLIENTS at a time, rather than CLIENTS large ones")
 	flag.Parse()
+	if *small > 0 {
+		postSmall(*url, *small, *clients, *deadline)
+		return
+	}
 
 	bodies := make([][]byte, *clients)
 	for i := range bodies {
@@ -68,6 +84,47 @@ func main() {
 		parts = append(parts, fmt.Sprintf("%s×%d", code, n))
 	}
 	fmt.Printf("answers: %s in %.1fs\n", strings.Join(parts, " "), time.Since(start).Seconds())
+}
+
+// postSmall posts n requests of small runs, clients at a time, each until
+// it is answered 200 (a refused one again after 5 ms) or the deadline.
+func postSmall(url string, n, clients int, deadline time.Duration) {
+	template := receivetest.Template()
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		bodies[i] = receivetest.Request(template, i)
+	}
+	next := make(chan []byte)
+	var refused, failed atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	stop := start.Add(deadline)
+	for range clients {
+		wg.Go(func() {
+			for body := range next {
+				for time.Now().Before(stop) {
+					resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(body))
+					if err == nil {
+						resp.Body.Close()
+						if resp.StatusCode == http.StatusOK {
+							break
+						}
+						refused.Add(1)
+					} else if failed.Add(1) == 1 {
+						log.Print(err)
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+		})
+	}
+	for _, body := range bodies {
+		next <- body
+	}
+	close(next)
+	wg.Wait()
+	fmt.Printf("posted %d requests (%d spans) in %.2fs, %d refused and sent again, %d failed\n",
+		n, n*receivetest.RunsPerRequest*receivetest.SpansPerRun, time.Since(start).Seconds(), refused.Load(), failed.Load())
 }
 
 // request is one agent run of about size bytes: an invoke_agent root and
