@@ -140,8 +140,12 @@ func firstAttr(s *Span, keys ...string) string {
 // (token counts arrive as numbers or as strings, ints or floats).
 func attrInt(a map[string]string, keys ...string) int {
 	for _, k := range keys {
-		if v, err := strconv.ParseFloat(a[k], 64); err == nil && v > 0 && v < 1e12 {
-			return int(v)
+		// An absent key is passed over before it is parsed: the parse's
+		// error for "" was an allocation per key per LLM span.
+		if s := a[k]; s != "" {
+			if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 && v < 1e12 {
+				return int(v)
+			}
 		}
 	}
 	return 0

@@ -32,7 +32,13 @@ func Trace(spans []Span, format, source string) (*trace.Trace, []string) {
 	if !slices.ContainsFunc(tr.spans, func(s *Span) bool { return kindOf(s) != kindOther }) {
 		return nil, append(m.notes, "no LLM, tool or agent spans (GenAI, OpenInference or OpenLLMetry); not stored")
 	}
+	// A span gives a step or two (a call and its result): grown step by
+	// step, the list was the largest of a received trace's allocations.
+	m.t.Steps = make([]trace.Step, 0, len(spans)+len(spans)/2)
 	tr.walk(m)
+	if len(m.t.Steps) == 0 {
+		m.t.Steps = nil
+	}
 	m.finish(tr)
 	return m.t, m.notes
 }
