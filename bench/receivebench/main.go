@@ -159,11 +159,7 @@ func request(n, size int) []byte {
 		a.PutStr("server.address", "api.example.com")
 		a.PutInt("server.port", 443)
 		if i%2 == 0 {
-			sp.SetName("chat gpt-4.1")
-			a.PutStr("gen_ai.operation.name", "chat")
-			a.PutStr("gen_ai.request.model", "gpt-4.1")
-			a.PutInt("gen_ai.usage.input_tokens", 900)
-			a.PutInt("gen_ai.usage.output_tokens", 60)
+			receivetest.ChatCall(sp)
 			a.PutStr("gen_ai.response.id", "chatcmpl-"+strconv.Itoa(i))
 			a.PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"text","content":"`+strconv.Itoa(i)+" "+text+`"},{"type":"tool_call","id":"call_`+strconv.Itoa(i)+`","name":"get_metrics","arguments":{"service":"checkout"}}]}]`)
 		} else {

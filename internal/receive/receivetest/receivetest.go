@@ -59,11 +59,7 @@ func Template() []byte {
 			a.PutStr("http.url", "https://api.example.com/v1/chat/completions") // dropped on receipt
 			call := fmt.Sprintf("call_%d", i)
 			if i%2 == 0 {
-				sp.SetName("chat gpt-4.1")
-				a.PutStr("gen_ai.operation.name", "chat")
-				a.PutStr("gen_ai.request.model", "gpt-4.1")
-				a.PutInt("gen_ai.usage.input_tokens", 900)
-				a.PutInt("gen_ai.usage.output_tokens", 60)
+				ChatCall(sp)
 				a.PutStr("gen_ai.input.messages", "["+msgs+"]")
 				out := fmt.Sprintf(`{"role":"assistant","parts":[{"type":"text","content":"Step %d: checking the next signal."},{"type":"tool_call","id":"call_%d","name":"get_metrics","arguments":{"service":"checkout","window":"15m"}}]}`, i, i+1)
 				a.PutStr("gen_ai.output.messages", "["+out+"]")
@@ -97,4 +93,15 @@ func Request(template []byte, n int) []byte {
 		out = bytes.ReplaceAll(out, ph[:], id[:])
 	}
 	return out
+}
+
+// ChatCall names sp a chat call and puts what every chat span of the
+// benchmarks carries: the operation, the model and the token counts.
+func ChatCall(sp ptrace.Span) {
+	sp.SetName("chat gpt-4.1")
+	a := sp.Attributes()
+	a.PutStr("gen_ai.operation.name", "chat")
+	a.PutStr("gen_ai.request.model", "gpt-4.1")
+	a.PutInt("gen_ai.usage.input_tokens", 900)
+	a.PutInt("gen_ai.usage.output_tokens", 60)
 }
