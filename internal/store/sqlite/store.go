@@ -99,7 +99,11 @@ func create(ctx context.Context, path string) error {
 		return err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+	err = retryBusy(ctx, func() error {
+		_, err := db.ExecContext(ctx, "PRAGMA journal_mode=WAL")
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("creating %s: %w", path, err)
 	}
 	return db.Close()
@@ -121,15 +125,21 @@ func openConn(ctx context.Context, path, params string) (*sql.DB, error) {
 	return db, nil
 }
 
-// connect opens the one connection, applying the pragmas. Switching a new
-// database to WAL needs an exclusive lock, and SQLite reports a clash with
-// another process opening it at the same moment as busy at once rather than
-// waiting (the wait could deadlock), so connect waits and tries again, for as
-// long as busy_timeout would have.
+// connect opens the one connection, applying the pragmas (see retryBusy).
 func connect(ctx context.Context, db *sql.DB) error {
+	return retryBusy(ctx, func() error { return db.PingContext(ctx) })
+}
+
+// retryBusy runs try until it does not fail busy, for as long as
+// busy_timeout would have waited. Switching a database to WAL needs an
+// exclusive lock, and SQLite reports a clash with another process opening
+// or creating it at the same moment as busy at once rather than waiting (the
+// wait could deadlock): two ingests started together on a new database
+// failed so about once in ten.
+func retryBusy(ctx context.Context, try func() error) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
-		err := db.PingContext(ctx)
+		err := try()
 		var sqliteErr *sqlite.Error
 		if err == nil || !errors.As(err, &sqliteErr) || sqliteErr.Code()&0xff != sqliteBusy || time.Now().After(deadline) {
 			return err
