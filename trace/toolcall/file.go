@@ -58,7 +58,7 @@ func FinalOf(t *trace.Trace, name string, call func(i int) Call) File {
 		}
 		c := call(i)
 		cmd := c.Command
-		w, writes := writeOf(s.Tool, name, c.Args, cmd)
+		w, writes := writeOf(s.Tool, name, c)
 		ok := Succeeded(t, i)
 		if writes {
 			f.Attempts = append(f.Attempts, i)

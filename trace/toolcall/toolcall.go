@@ -25,7 +25,7 @@ var shellWrappers = map[string]bool{
 // script of `bash -lc SCRIPT` when it is one) or a string, else a "cmd",
 // "input", "code" or "script" string; the arguments themselves when they are
 // not a JSON object.
-func Command(args string) string { return CommandOf(args, argsObject(args)) }
+func Command(args string) string { return Decode(args).Command }
 
 // Call is a tool call's arguments read once for the several questions
 // asked of them: decoded to their top level (nil when they are not a JSON

@@ -60,25 +60,23 @@ func WriteOf(s *trace.Step, name string) (Write, bool) {
 	if s.Kind != trace.KindToolCall || !strings.Contains(s.Args, name) {
 		return Write{}, false
 	}
-	top := argsObject(s.Args)
-	return writeOf(s.Tool, name, top, CommandOf(s.Args, top))
+	return writeOf(s.Tool, name, Decode(s.Args))
 }
 
-// writeOf is WriteOf of a call to tool whose arguments are decoded to top
-// (see argsObject) and whose command line is cmd.
-func writeOf(tool, name string, top map[string]json.RawMessage, cmd string) (Write, bool) {
+// writeOf is WriteOf of a call to tool whose arguments c decodes.
+func writeOf(tool, name string, c Call) (Write, bool) {
 	if name == "" {
 		return Write{}, false
 	}
-	if w, ok := fileToolWrite(tool, top, name); ok {
+	if w, ok := fileToolWrite(tool, c.Args, name); ok {
 		return w, true
 	}
-	if i := strings.Index(cmd, "*** Begin Patch"); i >= 0 {
-		if w, ok := patchWrite(cmd[i:], name); ok {
+	if i := strings.Index(c.Command, "*** Begin Patch"); i >= 0 {
+		if w, ok := patchWrite(c.Command[i:], name); ok {
 			return w, true
 		}
 	}
-	return shellWrite(cmd, name)
+	return shellWrite(c.Command, name)
 }
 
 // baseIs reports whether path, as written in a command or argument, names
