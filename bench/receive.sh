@@ -12,7 +12,8 @@
 #   - spans/s of a `faultline receive` process (of this tree, and of BEFORE
 #     when given, taking turns ROUNDS times) storing 3 x REQUESTS requests of
 #     those runs that one client process posts, 4 at a time: the rate of the
-#     receiver apart from its clients;
+#     receiver apart from its clients, with its CPU time per span, and the
+#     medians of the rounds (with BEFORE, as ratios);
 #   - peak resident memory (VmHWM) of a `faultline receive` process while
 #     16 clients post a 23 MiB request each at once (CLIENTS, SIZE_MB), at
 #     the default memory limit and at --max-memory-mb 64, once with the
@@ -90,34 +91,57 @@ if [ -n "${BEFORE:-}" ]; then
   receivers=("$BEFORE:$work/faultline-before" "${receivers[@]}")
 fi
 
-# rate BINARY: spans/s of a `faultline receive` process storing through the
-# detectors into SQLite: one client process posts REQUESTS x 3 requests of
-# the in-process benchmark's runs (built before the first is sent), 4 at a
-# time, then the receiver is stopped, and stores what it holds before it
-# exits; the time runs from the first request to its exit.
+# rate LABEL BINARY: spans/s of a `faultline receive` process storing
+# through the detectors into SQLite: one client process posts REQUESTS x 3
+# requests of the in-process benchmark's runs (built before the first is
+# sent), 4 at a time, then the receiver is stopped, and stores what it holds
+# before it exits; the time runs from the first request to its exit. The
+# receiver's own CPU time per span is printed beside it, and both are kept
+# in $work/rates for the medians: on a shared host the wall time of one
+# round moves by a fifth or more, its CPU time less.
 rate() {
-  local bin=$1 port n=$((requests * 3))
+  local label=$1 bin=$2 port n=$((requests * 3))
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)))
   rm -f "$work/r.db"*
-  "$bin" --db "$work/r.db" --quiet receive --addr "127.0.0.1:$port" --root-wait 5ms >/dev/null 2>"$work/rate.log" &
-  local pid=$!
+  # time(1) ignores the interrupt that stops the receiver: it goes to its child.
+  /usr/bin/time -f '%U %S' -o "$work/rate.time" "$bin" --db "$work/r.db" --quiet receive --addr "127.0.0.1:$port" --root-wait 5ms >/dev/null 2>"$work/rate.log" &
+  local timer=$!
   for _ in $(seq 100); do grep -q listening "$work/rate.log" && break; sleep 0.05; done
   local start end
   start=$(date +%s.%N)
   "$work/receivebench" -url "http://127.0.0.1:$port/v1/traces" -requests "$n" -clients 4 >"$work/rate.out"
-  kill -INT "$pid"
-  wait "$pid" || true
+  pkill -INT -P "$timer"
+  wait "$timer" || true
   end=$(date +%s.%N)
-  awk -v n="$n" -v s="$start" -v e="$end" -v out="$(cat "$work/rate.out")" -v got="$(grep -o 'stored [0-9]* traces' "$work/rate.log")" \
-    'BEGIN { printf "%8.0f spans/s  (%d spans in %.2f s; %s; %s)\n", n * 100 / (e - s), n * 100, e - s, got, out }'
+  local user sys
+  read -r user sys <"$work/rate.time"
+  awk -v label="$label" -v n="$n" -v s="$start" -v e="$end" -v cpu="$(echo "$user + $sys" | bc)" -v out="$(cat "$work/rate.out")" -v got="$(grep -o 'stored [0-9]* traces' "$work/rate.log")" \
+    'BEGIN { printf "%8.0f spans/s  %5.1f µs CPU/span  (%d spans in %.2f s, %.1f s CPU; %s; %s)\n", n * 100 / (e - s), cpu * 1e6 / (n * 100), n * 100, e - s, cpu, got, out
+      printf "%s\t%f\t%f\n", label, n * 100 / (e - s), cpu * 1e6 / (n * 100) >> "'"$work/rates"'" }'
 }
 if [ "${ONLY:-rate}" = rate ]; then
   for round in $(seq "$rounds"); do
     for receiver in "${receivers[@]}"; do
       echo -n "== process, round $round: ${receiver%%:*}  "
-      rate "${receiver#*:}"
+      rate "${receiver%%:*}" "${receiver#*:}"
     done
   done
+  # Medians of the rounds, and this tree's against BEFORE's.
+  sort -t$'\t' -k1,1 "$work/rates" | awk -F'\t' '
+    function median(list,   a, m, i, j, v) {
+      m = split(list, a, " ")
+      for (i = 2; i <= m; i++) { v = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
+      return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+    }
+    { rate[$1] = rate[$1] " " $2; cpu[$1] = cpu[$1] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+    END {
+      for (i = 1; i <= n; i++) printf "== process, median of the rounds: %-12s %8.0f spans/s  %5.1f µs CPU/span\n", order[i], median(rate[order[i]]), median(cpu[order[i]])
+      if ("this tree" in seen && n == 2) {
+        other = order[1] == "this tree" ? order[2] : order[1]
+        printf "== this tree against %s: %.2fx the spans/s, %.2fx less CPU per span\n", other,
+          median(rate["this tree"]) / median(rate[other]), median(cpu[other]) / median(cpu["this tree"])
+      }
+    }'
 fi
 
 if [ "${ONLY:-rss}" = rss ]; then
