@@ -174,14 +174,32 @@ func sessionsParent(path string) string {
 	}
 }
 
+// get returns what root holds, read once. The files are read outside the
+// lock, so that the readers of other run directories do not wait on them;
+// two readers of one directory at once may both read it, and the first
+// kept is the one used.
 func (z *zeroDirs) get(root string) *zeroDir {
 	z.mu.Lock()
-	defer z.mu.Unlock()
-	if d, ok := z.dirs.Get(root); ok {
+	d, ok := z.dirs.Get(root)
+	sessions, counted := z.listed.Get(root)
+	z.mu.Unlock()
+	if ok {
 		return d
 	}
-	d := &zeroDir{root: root}
+	d = readZeroDir(root, sessions, counted)
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if kept, ok := z.dirs.Get(root); ok {
+		return kept
+	}
 	z.dirs.Put(root, d)
+	return d
+}
+
+// readZeroDir reads a run directory's answer, judge output and layout; its
+// session files are counted unless a walk counted them already (counted).
+func readZeroDir(root string, sessions int, counted bool) *zeroDir {
+	d := &zeroDir{root: root}
 	if b, err := os.ReadFile(filepath.Join(root, itbench.AnswerFile)); err == nil {
 		d.answer = b
 		d.zero = true
@@ -199,8 +217,8 @@ func (z *zeroDirs) get(root string) *zeroDir {
 			d.official = o
 		}
 	}
-	if n, ok := z.listed.Get(root); ok {
-		d.sessions = n
+	if counted {
+		d.sessions = sessions
 	} else {
 		_ = filepath.WalkDir(filepath.Join(root, "sessions"), func(p string, e os.DirEntry, err error) error {
 			if err == nil && e.Type().IsRegular() {
