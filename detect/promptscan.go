@@ -78,11 +78,36 @@ func (r wordRule) find(p prompt) []string {
 // findAll returns up to n matches (all when n < 0), as
 // FindAllStringSubmatch.
 func (r wordRule) findAll(p prompt, n int) [][]string {
-	if p.folded {
-		return r.rule().FindAllStringSubmatch(p.text, n)
-	}
 	var out [][]string
-	end := 0 // matches do not overlap
+	r.each(p, n, func(at int, loc []int) {
+		m := make([]string, len(loc)/2)
+		for i := range m {
+			if loc[2*i] >= 0 {
+				m[i] = p.text[at+loc[2*i] : at+loc[2*i+1]]
+			}
+		}
+		out = append(out, m)
+	})
+	return out
+}
+
+// index returns where the leftmost match begins, or -1.
+func (r wordRule) index(p prompt) int {
+	start := -1
+	r.each(p, 1, func(at int, loc []int) { start = at + loc[0] })
+	return start
+}
+
+// each gives up to n matches (all when n < 0) in order, each as the offset
+// its submatch indexes (FindStringSubmatchIndex's) count from.
+func (r wordRule) each(p prompt, n int, match func(at int, loc []int)) {
+	if p.folded {
+		for _, loc := range r.rule().FindAllStringSubmatchIndex(p.text, n) {
+			match(0, loc)
+		}
+		return
+	}
+	found, end := 0, 0 // matches do not overlap
 	for _, at := range wordStarts(p.lower, r.words) {
 		if at < end || (at > 0 && isWordByte(p.text[at-1])) { // no \b there
 			continue
@@ -91,19 +116,12 @@ func (r wordRule) findAll(p prompt, n int) [][]string {
 		if loc == nil {
 			continue
 		}
-		m := make([]string, len(loc)/2)
-		for i := range m {
-			if loc[2*i] >= 0 {
-				m[i] = p.text[at+loc[2*i] : at+loc[2*i+1]]
-			}
-		}
-		out = append(out, m)
+		match(at, loc)
 		end = at + loc[1]
-		if n >= 0 && len(out) == n {
-			break
+		if found++; n >= 0 && found == n {
+			return
 		}
 	}
-	return out
 }
 
 // wordStarts returns, in order, every offset of lower at which one of

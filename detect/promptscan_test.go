@@ -1,8 +1,10 @@
 package detect
 
 import (
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -19,8 +21,17 @@ var promptSamples = []string{
 	"Write the report to:\n\n   **/out/answer.yaml**",
 	"muſt not read secret.yaml; chec\u212a with jq; neveR output anything else than json",
 	"data.json is available here: /d\nstored data located at /e",
+	"Let me check the pods. Now, I will run kubectl get pods -n otel-demo; next i read app.log",
+	"Check the logs of ad first. Then I check the outlet metrics; nowhere else",
+	"I'LL LOOK AT IT. I am going to grep; I’ll scan. runbook says let's",
+	"chec\u212a the frontend logs; \u212aeep going, lets see, i'm going to query",
 	"",
 }
+
+// intentReference is intentPhrase and intentVerb as one expression.
+var intentReference = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(intentPhrase.rule().String() + "|" + intentVerb().String())
+})
 
 // The scanners find what the rules as written find, match for match.
 func TestPromptRulesAgreeWithTheirExpressions(t *testing.T) {
@@ -43,7 +54,7 @@ func checkPromptRules(t *testing.T, text string) {
 	p := newPrompt(text)
 	for name, rule := range map[string]wordRule{
 		"output": outputRule, "validator": validatorRule, "forbidden": forbiddenRule,
-		"banned": bannedRule, "workdir": workDirRule, "json-only": jsonOnlyRule,
+		"banned": bannedRule, "workdir": workDirRule, "json-only": jsonOnlyRule, "intent": intentPhrase,
 	} {
 		want := rule.rule().FindAllStringSubmatch(text, -1)
 		if got := rule.findAll(p, -1); !slices.EqualFunc(got, want, slices.Equal) {
@@ -55,6 +66,14 @@ func checkPromptRules(t *testing.T, text string) {
 	}
 	if got, want := sentenceRule.find(p), sentenceRule.rule().FindStringSubmatch(text); !slices.Equal(got, want) {
 		t.Errorf("sentence rule on %q:\n got %q\nwant %q", text, got, want)
+	}
+	// A sentence's intent, as the two rules in one expression find it.
+	want := -1
+	if loc := intentReference().FindStringIndex(text); loc != nil {
+		want = loc[0]
+	}
+	if got := intentStart(text); got != want {
+		t.Errorf("intent in %q starts at %d, want %d", text, got, want)
 	}
 	lines, lower := strings.Split(text, "\n"), strings.Split(p.lower, "\n")
 	for i, line := range lines {
