@@ -97,8 +97,8 @@ fi
 # sent), 4 at a time, then the receiver is stopped, and stores what it holds
 # before it exits; the time runs from the first request to its exit. The
 # receiver's own CPU time per span is printed beside it, and both are kept
-# in $work/rates for the medians: on a shared host the wall time of one
-# round moves by a fifth or more, its CPU time less.
+# in $work/rates for the medians (bench/medians.awk): on a shared host the
+# wall time of one round moves by a fifth or more, its CPU time less.
 rate() {
   local label=$1 bin=$2 port n=$((requests * 3))
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)))
@@ -127,21 +127,7 @@ if [ "${ONLY:-rate}" = rate ]; then
     done
   done
   # Medians of the rounds, and this tree's against BEFORE's.
-  sort -t$'\t' -k1,1 "$work/rates" | awk -F'\t' '
-    function median(list,   a, m, i, j, v) {
-      m = split(list, a, " ")
-      for (i = 2; i <= m; i++) { v = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
-      return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-    }
-    { rate[$1] = rate[$1] " " $2; cpu[$1] = cpu[$1] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-    END {
-      for (i = 1; i <= n; i++) printf "== process, median of the rounds: %-12s %8.0f spans/s  %5.1f µs CPU/span\n", order[i], median(rate[order[i]]), median(cpu[order[i]])
-      if ("this tree" in seen && n == 2) {
-        other = order[1] == "this tree" ? order[2] : order[1]
-        printf "== this tree against %s: %.2fx the spans/s, %.2fx less CPU per span\n", other,
-          median(rate["this tree"]) / median(rate[other]), median(cpu[other]) / median(cpu["this tree"])
-      }
-    }'
+  awk -F'\t' -v cols='spans/s=%.0f,µs CPU/span=%.1f' -v base="${BEFORE:-}" -v other='this tree' -f bench/medians.awk "$work/rates"
 fi
 
 if [ "${ONLY:-rss}" = rss ]; then

@@ -6,7 +6,9 @@
 # binary and once with BEFORE's (default: the revision before batched
 # writes), taking turns for ROUNDS rounds (default 2). Each run prints its
 # wall and CPU time, traces per second, MB of rollout per second, the peak
-# resident memory and the store's size against the rollouts' size. With
+# resident memory and the store's size against the rollouts' size, and
+# after the rounds the medians of each side's, with the after side's as
+# ratios to the before side's (bench/medians.awk). With
 # TRACES2 set, the same again on that many traces, to show whether memory
 # grows with their number.
 #
@@ -37,9 +39,10 @@ run() {
   read -r wall user sys rss <"$work/time"
   local store_mb
   store_mb=$(du -cb "$db"* | tail -1 | awk '{printf "%.1f", $1 / 1e6}')
-  awk -v side="$side" -v n="$n" -v mb="$rollout_mb" -v wall="$wall" -v cpu="$(echo "$user + $sys" | bc)" -v rss="$rss" -v store="$store_mb" 'BEGIN {
+  awk -v side="$side" -v n="$n" -v mb="$rollout_mb" -v wall="$wall" -v cpu="$(echo "$user + $sys" | bc)" -v rss="$rss" -v store="$store_mb" -v rounds="$work/rounds-$n" 'BEGIN {
     printf "%-6s %6d traces  %6.1f s wall  %6.1f s CPU  %6.0f traces/s  %5.1f MB/s  peak RSS %5.1f MB  store %6.1f MB for %6.1f MB of rollouts (%.2fx)\n",
-      side, n, wall, cpu, n / wall, mb / wall, rss / 1024, store, mb, store / mb }'
+      side, n, wall, cpu, n / wall, mb / wall, rss / 1024, store, mb, store / mb
+    printf "%s\t%f\t%f\t%f\t%f\n", side, n / wall, 1000 * cpu / n, rss / 1024, store / mb >> rounds }'
 }
 
 for count in "$traces" ${TRACES2:-}; do
@@ -50,4 +53,6 @@ for count in "$traces" ${TRACES2:-}; do
       run "$side" "$corpus"
     done
   done
+  n=$(find "$corpus" -name '*.jsonl' | wc -l)
+  awk -F'\t' -v cols='traces/s=%.0f,ms CPU/trace=%.2f,MB peak RSS=%.1f,store/rollouts=%.2fx' -v base=before -v other=after -f bench/medians.awk "$work/rounds-$n"
 done
