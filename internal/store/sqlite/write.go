@@ -423,7 +423,7 @@ const (
 	queryInsertTrace = `INSERT INTO traces (id, file, format, source, system, model, task, scenario, trial, started, ended, step_count, usage, meta, diagnosis_source, diagnosis, detected_with)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	queryInsertStep = `INSERT INTO step_rows (rowid, kind, role, agent, tool, call_id, pair, exit_code, is_error, time, tokens, type, span_id, text, args)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			VALUES (?, ?, ifnull(?, ''), ifnull(?, ''), ifnull(?, ''), ifnull(?, ''), ?, ?, ?, ifnull(?, ''), ?, ifnull(?, ''), ifnull(?, ''), ifnull(?, ''), ifnull(?, ''))`
 	queryInsertFinding = `INSERT INTO findings (trace_id, source, mode, verdict, detector, steps, quote, confidence, explanation, taxonomy, raw_label)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	queryInsertOutcome = `INSERT INTO outcomes (trace_id, source, metric, score, success, detail) VALUES (?, ?, ?, ?, ?, ?)
@@ -569,8 +569,8 @@ func (w *writer) putTrace(ctx context.Context, file string, t *trace.Trace, repl
 			return 0, fmt.Errorf("trace %s: step index %d is out of range (a trace has at most %d steps)", t.ID, st.Index, maxSteps)
 		}
 		_, err := w.exec(ctx, queryInsertStep,
-			key<<stepBits|int64(st.Index), string(st.Kind), st.Role, st.Agent, st.Tool, st.CallID,
-			nullInt(st.Pair), nullInt(st.ExitCode), st.IsError, timeText(st.Time), st.Tokens, st.Type, st.SpanID, st.Text, st.Args)
+			key<<stepBits|int64(st.Index), string(st.Kind), orNull(st.Role), orNull(st.Agent), orNull(st.Tool), orNull(st.CallID),
+			nullInt(st.Pair), nullInt(st.ExitCode), st.IsError, orNull(timeText(st.Time)), st.Tokens, orNull(st.Type), orNull(st.SpanID), orNull(st.Text), orNull(st.Args))
 		if err != nil {
 			return 0, fmt.Errorf("trace %s step %d: %w", t.ID, i, err)
 		}
@@ -634,6 +634,17 @@ func (w *writer) setAside(ctx context.Context, t *trace.Trace) error {
 		}
 	}
 	return nil
+}
+
+// orNull is s, or nil (SQL NULL) when s is empty, for a text column a
+// statement writes as ifnull(?, ''): the driver copies each text argument
+// into memory of its own and frees it after, and most of a step's texts
+// are empty.
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func (w *writer) putFindings(ctx context.Context, traceID string, findings []trace.Finding) error {
