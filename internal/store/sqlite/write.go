@@ -637,7 +637,7 @@ func (w *writer) setAside(ctx context.Context, t *trace.Trace) error {
 }
 
 // orNull is s, or nil (SQL NULL) when s is empty, for a text column a
-// statement writes as ifnull(?, ''): the driver copies each text argument
+// statement writes as ifnull(?, ”): the driver copies each text argument
 // into memory of its own and frees it after, and most of a step's texts
 // are empty.
 func orNull(s string) any {
