@@ -636,10 +636,10 @@ func (w *writer) setAside(ctx context.Context, t *trace.Trace) error {
 	return nil
 }
 
-// orNull is s, or nil (SQL NULL) when s is empty, for a text column a
-// statement writes as ifnull(?, ”): the driver copies each text argument
-// into memory of its own and frees it after, and most of a step's texts
-// are empty.
+// orNull is s, or nil (SQL NULL) when s is empty, for a text column that a
+// statement writes through ifnull, as an empty text in place of NULL: the
+// driver copies each text argument into memory of its own and frees it
+// after, and most of a step's texts are empty.
 func orNull(s string) any {
 	if s == "" {
 		return nil
