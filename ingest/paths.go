@@ -130,6 +130,8 @@ type Options struct {
 	// when 0). With more than one, the sink must be safe for concurrent
 	// use, a file's traces still reach it in order from one goroutine, and
 	// issues are reported, and counted, in the walk's order all the same.
+	// Files smaller than SniffSize, which one read holds whole, are read up
+	// to smallFilesPerWorker times as many at once (see walked).
 	Workers int
 }
 
@@ -216,6 +218,9 @@ type walker struct {
 	sink Sink
 	opts Options
 	zero *zeroDirs
+	// large, in a walk of several workers, holds a place for each file read
+	// at once that is not small (see walked).
+	large chan struct{}
 	// mu guards sum and the reporting of issues: a file's decoder and the
 	// goroutine storing its traces (see handoff) both count and report.
 	mu  sync.Mutex
@@ -389,11 +394,20 @@ func (w *walker) walked(ctx context.Context, met <-chan walkStep) error {
 		return nil
 	}
 	// Files are started a few ahead of the one whose results come next,
-	// Workers of them read at a time: a file done early does not leave its
-	// worker idle while an earlier, longer one finishes. What waits is only
-	// a file's issues and counts.
+	// Workers of them read at a time, or smallFilesPerWorker times as many
+	// small ones: a file done early does not leave its worker idle while an
+	// earlier, longer one finishes. What waits is only a file's issues and
+	// counts.
+	//
+	// A small file (one read holds it whole) holds little memory, and many
+	// of them in flight keep the cores decoding and running detectors while
+	// the sink commits what it was given, which stops every file's next
+	// write: on 2 cores and 5,000 small runs, 32 files at once took a fifth
+	// less time than 3. A larger file takes one of Workers places besides
+	// (see file), so that as many large traces as before are held at once.
 	var pending []chan walkedFile
-	running := make(chan struct{}, w.opts.Workers)
+	running := make(chan struct{}, smallFilesPerWorker*w.opts.Workers)
+	w.large = make(chan struct{}, w.opts.Workers)
 	start := func(step walkStep) {
 		ch := make(chan walkedFile, 1)
 		pending = append(pending, ch)
@@ -409,7 +423,7 @@ func (w *walker) walked(ctx context.Context, met <-chan walkStep) error {
 	}
 	var stop error
 	for walking := true; ; {
-		for walking && stop == nil && len(pending) < 4*w.opts.Workers {
+		for walking && stop == nil && len(pending) < 2*cap(running) {
 			step, ok := <-met
 			if !ok {
 				walking = false
@@ -430,6 +444,10 @@ func (w *walker) walked(ctx context.Context, met <-chan walkStep) error {
 	}
 }
 
+// smallFilesPerWorker is how many small files a walk reads at once for
+// each of Options.Workers (see walked).
+const smallFilesPerWorker = 10
+
 // walkedFile is what reading one file of a walk came to.
 type walkedFile struct {
 	sum    Summary
@@ -441,7 +459,7 @@ type walkedFile struct {
 // counts apart for absorb.
 func (w *walker) fileApart(ctx context.Context, p string) walkedFile {
 	var r walkedFile
-	fw := &walker{sink: w.sink, opts: w.opts, zero: w.zero}
+	fw := &walker{sink: w.sink, opts: w.opts, zero: w.zero, large: w.large}
 	fw.opts.Report = func(i Issue) { r.issues = append(r.issues, i) }
 	fw.opts.Skipped = nil // listed, for absorb to hand on in the walk's order
 	r.err = fw.file(ctx, p, p, false, "")
@@ -665,6 +683,14 @@ func (w *walker) file(ctx context.Context, path, display string, explicit bool, 
 			w.skipped(display)
 		}
 		return nil
+	}
+	if !whole && w.large != nil {
+		select {
+		case w.large <- struct{}{}:
+			defer func() { <-w.large }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	// The file is known by the hash of its bytes as stored, compressed or not.
 	// A file the head holds whole is not read again, to hash it or to decode

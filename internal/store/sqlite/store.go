@@ -36,6 +36,8 @@ type Store struct {
 	// replaced, when set, lets a trace written through File replace a stored
 	// one of more steps, and is told of each (see ReplaceFewerSteps).
 	replaced func(ingest.FewerSteps)
+	// lookups is the read connection of a Batch's file lookups.
+	lookups lookups
 }
 
 // ReplaceFewerSteps lets traces received through File replace stored traces
@@ -76,7 +78,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Store{db: db, shared: shared}, nil
+	return &Store{db: db, shared: shared, lookups: lookups{path: path}}, nil
 }
 
 // pageSize is the page size of a new database. Whole-store readers (the
@@ -158,7 +160,7 @@ const sqliteBusy = 5
 // Close closes the database.
 func (s *Store) Close() error {
 	closeAll(s.shared)
-	return s.db.Close()
+	return errors.Join(s.lookups.close(), s.db.Close())
 }
 
 // commit commits a write transaction and counts it.

@@ -77,12 +77,15 @@ func (s *Store) Batch() *Batch { return &Batch{s: s} }
 // File implements ingest.Sink (see Store.File).
 func (b *Batch) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.err != nil {
-		return nil, b.err
+	err := b.err
+	b.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
 	var hash string
-	err := b.query(ctx, queryFileHash, func(st *sql.Stmt) error { return st.QueryRowContext(ctx, f.Path).Scan(&hash) })
+	err = b.lookup(ctx, queryFileHash, func(ctx context.Context, st *sql.Stmt) error {
+		return st.QueryRowContext(ctx, f.Path).Scan(&hash)
+	})
 	switch {
 	case err == nil && hash == f.Hash:
 		return nil, nil
@@ -93,7 +96,7 @@ func (b *Batch) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, e
 	// holds: one it still holds is first compared with its new version, and
 	// stays if that version is refused.
 	var previous map[string]bool
-	err = b.query(ctx, queryFileTraces, func(st *sql.Stmt) (err error) {
+	err = b.lookup(ctx, queryFileTraces, func(ctx context.Context, st *sql.Stmt) (err error) {
 		previous, err = fileTraces(ctx, st, f.Path)
 		return err
 	})
@@ -117,6 +120,24 @@ func (b *Batch) Close(ctx context.Context) error {
 		return err
 	}
 	return b.err
+}
+
+// lookup runs one of a file's two lookups on the Store's read connection
+// (see lookups) when the batch is a long one and it opens, else through
+// query. ctx is checked first but not watched: under a context that can
+// be cancelled the driver and database/sql each watch it from a goroutine
+// of their own for every statement.
+func (b *Batch) lookup(ctx context.Context, query string, run func(context.Context, *sql.Stmt) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx = context.WithoutCancel(ctx)
+	if !b.perFile && b.s.lookups.open(ctx) {
+		return run(ctx, b.s.lookups.stmt(query))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.query(ctx, query, func(st *sql.Stmt) error { return run(ctx, st) })
 }
 
 // query runs one of sharedQueries in the open transaction, if any (the
