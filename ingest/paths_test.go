@@ -401,3 +401,75 @@ func TestPathsWalkStops(t *testing.T) {
 		t.Errorf("%d goroutines left, %d before the walks", n, before)
 	}
 }
+
+// overlapSink counts the files open in it at once (from File to Close),
+// small and large apart. A small file's File waits, up to a deadline, for
+// as many small files as the walk reads at once to be open: without that
+// wait they could each finish before the next began.
+type overlapSink struct {
+	*memSink
+	smallWanted int
+	mu          sync.Mutex
+	open        map[bool]int // by large
+	most        map[bool]int
+}
+
+func (s *overlapSink) File(ctx context.Context, f FileInfo) (FileSink, error) {
+	large := f.Size >= SniffSize
+	s.mu.Lock()
+	s.open[large]++
+	s.most[large] = max(s.most[large], s.open[large])
+	s.mu.Unlock()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		done := large || s.most[false] >= s.smallWanted
+		s.mu.Unlock()
+		if done {
+			break
+		}
+	}
+	if large {
+		time.Sleep(20 * time.Millisecond) // time for other large files to come in, were they let
+	}
+	fs, err := s.memSink.File(ctx, f)
+	return &overlapFile{FileSink: fs, s: s, large: large}, err
+}
+
+type overlapFile struct {
+	FileSink
+	s     *overlapSink
+	large bool
+}
+
+func (f *overlapFile) Close(ctx context.Context, r FileResult) error {
+	f.s.mu.Lock()
+	f.s.open[f.large]--
+	f.s.mu.Unlock()
+	return f.FileSink.Close(ctx, r)
+}
+
+// A walk reads Workers large files at once at most, and ten times as many
+// small ones.
+func TestPathsWorkersBySize(t *testing.T) {
+	dir := t.TempDir()
+	const workers = 2
+	padding := strings.Repeat("x", SniffSize)
+	for i := range 40 {
+		write(t, dir, fmt.Sprintf("small%03d/rollout.jsonl", i), strings.ReplaceAll(codexSample, `"id":"s1"`, fmt.Sprintf(`"id":"s%03d"`, i)))
+	}
+	for i := range 8 {
+		content := strings.ReplaceAll(codexSample, `"id":"s1"`, fmt.Sprintf(`"id":"l%03d"`, i))
+		write(t, dir, fmt.Sprintf("large%03d/rollout.jsonl", i), strings.Replace(content, "Find the root cause.", "Find the root cause. "+padding, 1))
+	}
+	sink := &overlapSink{memSink: newMemSink(), smallWanted: smallFilesPerWorker * workers, open: map[bool]int{}, most: map[bool]int{}}
+	sum, err := Paths(context.Background(), []string{dir}, sink, Options{Workers: workers})
+	if err != nil || sum.Traces != 48 {
+		t.Fatalf("%d traces, %v; want 48", sum.Traces, err)
+	}
+	if sink.most[true] > workers {
+		t.Errorf("%d large files open at once, want at most %d", sink.most[true], workers)
+	}
+	if sink.most[false] < smallFilesPerWorker*workers {
+		t.Errorf("%d small files open at once, want %d", sink.most[false], smallFilesPerWorker*workers)
+	}
+}

@@ -75,15 +75,12 @@ type Batch struct {
 func (s *Store) Batch() *Batch { return &Batch{s: s} }
 
 // File implements ingest.Sink (see Store.File).
+//
+// It does not wait for the batch's writer (see lookups): a commit that
+// failed in the background is told by the file's first write, or Close.
 func (b *Batch) File(ctx context.Context, f ingest.FileInfo) (ingest.FileSink, error) {
-	b.mu.Lock()
-	err := b.err
-	b.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
 	var hash string
-	err = b.lookup(ctx, queryFileHash, func(ctx context.Context, st *sql.Stmt) error {
+	err := b.lookup(ctx, queryFileHash, func(ctx context.Context, st *sql.Stmt) error {
 		return st.QueryRowContext(ctx, f.Path).Scan(&hash)
 	})
 	switch {

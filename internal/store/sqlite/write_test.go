@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/internal/store"
@@ -102,5 +103,64 @@ func TestBatchTakesFilesFromSeveralGoroutines(t *testing.T) {
 	}
 	if n, err := st.Count(ctx, store.TraceQuery{}); err != nil || n != 60 {
 		t.Fatalf("stored %d traces (%v), want 60", n, err)
+	}
+}
+
+// A Batch looks a file up without waiting for its writer, which a commit
+// holds: it reads what is committed.
+func TestBatchLooksFilesUpBesideItsWriter(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	if !ingestFile(t, st, "done.jsonl", "h", sample("done", "m", nil)) {
+		t.Fatal("not stored")
+	}
+	b := st.Batch()
+	defer b.Close(ctx)
+	fs, err := b.File(ctx, ingest.FileInfo{Path: "open.jsonl", Hash: "h", Format: "codex"})
+	if err != nil || fs == nil {
+		t.Fatalf("File: %v", err)
+	}
+	if err := fs.Trace(ctx, sample("open", "m", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Close(ctx, ingest.FileResult{}); err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock() // as a commit holds it
+	type lookup struct {
+		fs  ingest.FileSink
+		err error
+	}
+	done := make(chan lookup, 2)
+	for _, path := range []string{"done.jsonl", "open.jsonl"} {
+		go func() {
+			fs, err := b.File(ctx, ingest.FileInfo{Path: path, Hash: "h", Format: "codex"})
+			done <- lookup{fs, err}
+		}()
+	}
+	var got []lookup
+	for range 2 {
+		select {
+		case l := <-done:
+			got = append(got, l)
+		case <-time.After(10 * time.Second):
+			b.mu.Unlock()
+			t.Fatal("a file lookup waited for the batch's writer")
+		}
+	}
+	b.mu.Unlock()
+	unchanged := 0
+	for _, l := range got {
+		if l.err != nil {
+			t.Fatal(l.err)
+		}
+		if l.fs == nil {
+			unchanged++
+		}
+	}
+	// The committed file is unchanged; the one in the open transaction is
+	// not committed, so it is offered again.
+	if unchanged != 1 {
+		t.Errorf("%d of the two files unchanged, want the committed one", unchanged)
 	}
 }
