@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/itbench"
+	"github.com/faultline/faultline/internal/jsonscan"
 	"github.com/faultline/faultline/trace"
 	"github.com/faultline/faultline/trace/toolcall"
 )
@@ -76,8 +77,8 @@ func (f *facts) validationOK(call int) bool {
 // top-level fields, kept raw so that a wrong type can be told from an absent
 // field; nil when text is not a JSON object.
 func zeroSections(text string) map[string]json.RawMessage {
-	var top map[string]json.RawMessage
-	if json.Unmarshal([]byte(text), &top) != nil {
+	top, err := jsonscan.RawObject([]byte(text))
+	if err != nil {
 		return nil
 	}
 	return top

@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/faultline/faultline/ingest/internal/chat"
-	"github.com/faultline/faultline/ingest/internal/jsonscan"
 	"github.com/faultline/faultline/ingest/internal/jsontext"
+	"github.com/faultline/faultline/internal/jsonscan"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -651,12 +651,11 @@ func contentText(raw json.RawMessage) (string, error) {
 		return "", nil
 	}
 	if raw[0] == '"' {
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
+		return jsonscan.String(raw)
 	}
-	var parts []codexContent
-	if err := json.Unmarshal(raw, &parts); err != nil {
+	var scan jsonscan.Scanner
+	var parts codexParts
+	if err := jsonscan.Unmarshal(&scan, raw, &parts); err != nil {
 		return "", errors.New(jsonErrorText(err))
 	}
 	var texts []string
@@ -673,8 +672,9 @@ func contentText(raw json.RawMessage) (string, error) {
 
 func reasoningText(it *codexPayload) string {
 	var texts []string
-	var summary []codexContent
-	_ = json.Unmarshal(it.Summary, &summary) // a summary in another shape leaves the content to speak
+	var summary codexParts
+	var scan jsonscan.Scanner
+	_ = jsonscan.Unmarshal(&scan, it.Summary, &summary) // a summary in another shape leaves the content to speak
 	for _, p := range summary {
 		if p.Text != "" {
 			texts = append(texts, p.Text)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/ingest/internal/jsonscan/jsonscantest"
+	"github.com/faultline/faultline/internal/jsonscan/jsonscantest"
 )
 
 // The scanner must decode what it accepts exactly as encoding/json does,

@@ -9,7 +9,7 @@ import (
 	"io"
 	"sort"
 
-	"github.com/faultline/faultline/ingest/internal/jsonscan"
+	"github.com/faultline/faultline/internal/jsonscan"
 )
 
 // Streaming helpers for formats whose files are JSON documents rather than

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/faultline/faultline/ingest/internal/jsonscan"
 	"github.com/faultline/faultline/ingest/internal/jsontext"
+	"github.com/faultline/faultline/internal/jsonscan"
 	"github.com/faultline/faultline/trace"
 )
 

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/faultline/faultline/ingest/internal/jsonscan"
 	"github.com/faultline/faultline/ingest/internal/jsontext"
+	"github.com/faultline/faultline/internal/jsonscan"
 )
 
 // jsonKeys scans the first JSON value in head, which may be cut off anywhere,

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/ingest/internal/chat"
-	"github.com/faultline/faultline/ingest/internal/jsonscan"
 	"github.com/faultline/faultline/ingest/internal/jsontext"
+	"github.com/faultline/faultline/internal/jsonscan"
 	"github.com/faultline/faultline/trace"
 )
 

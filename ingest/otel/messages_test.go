@@ -3,8 +3,8 @@ package otel
 import (
 	"testing"
 
-	"github.com/faultline/faultline/ingest/internal/jsonscan"
-	"github.com/faultline/faultline/ingest/internal/jsonscan/jsonscantest"
+	"github.com/faultline/faultline/internal/jsonscan"
+	"github.com/faultline/faultline/internal/jsonscan/jsonscantest"
 )
 
 // messageCases are message lists whose reading differs between a naive

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/faultline/faultline/internal/jsonscan"
 	"github.com/faultline/faultline/trace"
 )
 
@@ -47,8 +48,8 @@ func argsObject(args string) map[string]json.RawMessage {
 	if !strings.HasPrefix(strings.TrimSpace(args), "{") {
 		return nil
 	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal([]byte(args), &top) != nil {
+	top, err := jsonscan.RawObject([]byte(args))
+	if err != nil {
 		return nil
 	}
 	return top
@@ -89,8 +90,11 @@ func isJSON(raw json.RawMessage, open byte) bool {
 
 // jsonString is a raw JSON string's value, "" when it is not one.
 func jsonString(raw json.RawMessage) string {
-	var s string
-	if !isJSON(raw, '"') || json.Unmarshal(raw, &s) != nil {
+	if !isJSON(raw, '"') {
+		return ""
+	}
+	s, err := jsonscan.String(raw)
+	if err != nil {
 		return ""
 	}
 	return s

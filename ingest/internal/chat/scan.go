@@ -1,7 +1,7 @@
 package chat
 
 import (
-	"github.com/faultline/faultline/ingest/internal/jsonscan"
+	"github.com/faultline/faultline/internal/jsonscan"
 )
 
 // MessageFields are the JSON names of a Message's fields, for a type that

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,10 @@ var scanCases = []string{
 	`[]`, `null`, ` "a string" `, `{}`,
 	"\xef\xbb\xbf{}",
 	"\"\xff\xfe\"",
+	`{"a":1,"a":{"b":[2]}, "c" : "d" }`,
+	`{"a\u0062":1}`,
+	"{\"\xff\":1}",
+	`{"a":1}x`,
 	strings.Repeat("[", 600) + strings.Repeat("]", 600),
 }
 
@@ -32,7 +37,25 @@ func FuzzScanner(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		checkSkip(t, doc)
 		checkString(t, doc)
+		checkRawObject(t, doc)
 	})
+}
+
+// checkRawObject holds RawObject and String to encoding/json's readings.
+func checkRawObject(t *testing.T, doc []byte) {
+	t.Helper()
+	got, gotErr := RawObject(doc)
+	var want map[string]json.RawMessage
+	err := json.Unmarshal(doc, &want)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotErr, err) {
+		t.Fatalf("RawObject reads %q (%v), encoding/json %q (%v): %q", got, gotErr, want, err, doc)
+	}
+	str, gotErr := String(doc)
+	var wantStr string
+	err = json.Unmarshal(doc, &wantStr)
+	if str != wantStr || !reflect.DeepEqual(gotErr, err) {
+		t.Fatalf("String reads %q (%v), encoding/json %q (%v): %q", str, gotErr, wantStr, err, doc)
+	}
 }
 
 // checkSkip holds Skip to json.Valid: the same answer, but for nesting

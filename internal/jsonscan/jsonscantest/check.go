@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/faultline/faultline/ingest/internal/jsonscan"
+	"github.com/faultline/faultline/internal/jsonscan"
 )
 
 // Check decodes doc with the scanner alone and with encoding/json: what

@@ -588,3 +588,40 @@ func plainRun(b []byte) int {
 
 // IsSpace reports whether c is white space between JSON tokens.
 func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// RawObject decodes the top level of a JSON object as json.Unmarshal into a
+// map[string]json.RawMessage does, error included: each member's value is
+// the bytes of doc it is, not a copy, so doc must not change while the map
+// is in use. A tool call's arguments are read so for every call of every
+// trace, and encoding/json reads each document twice (once to check it)
+// and copies every value.
+func RawObject(doc []byte) (map[string]json.RawMessage, error) {
+	var s Scanner
+	s.Reset(doc)
+	top := map[string]json.RawMessage{}
+	if s.Object(func(key []byte) bool {
+		var raw []byte
+		if !s.RawInto(&raw) {
+			return false
+		}
+		top[string(key)] = raw
+		return true
+	}) && s.End() {
+		return top, nil
+	}
+	top = nil
+	err := json.Unmarshal(doc, &top)
+	return top, err
+}
+
+// String decodes doc as json.Unmarshal into a string does, error included.
+func String(doc []byte) (string, error) {
+	var s Scanner
+	s.Reset(doc)
+	if b, ok := s.Str(); ok && s.End() {
+		return string(b), nil
+	}
+	var str string
+	err := json.Unmarshal(doc, &str)
+	return str, err
+}
