@@ -124,7 +124,24 @@ func objects(raw json.RawMessage) (list []map[string]any, ok bool) {
 	if raw == nil {
 		return nil, false
 	}
-	return list, json.Unmarshal(raw, &list) == nil && list != nil
+	// As json.Unmarshal into a []map[string]any would take it: a list whose
+	// every element is an object or null.
+	v, err := jsonscan.Any(raw)
+	elems, isList := v.([]any)
+	if err != nil || !isList {
+		return nil, false
+	}
+	list = make([]map[string]any, len(elems))
+	for i, e := range elems {
+		switch e := e.(type) {
+		case map[string]any:
+			list[i] = e
+		case nil:
+		default:
+			return nil, false
+		}
+	}
+	return list, true
 }
 
 // diagnosisText returns the run's answer in Zero's schema when it has one:

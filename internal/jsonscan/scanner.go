@@ -625,3 +625,57 @@ func String(doc []byte) (string, error) {
 	err := json.Unmarshal(doc, &str)
 	return str, err
 }
+
+// Any decodes doc as json.Unmarshal into an interface value does, error
+// included: objects as map[string]any, arrays as []any, numbers as
+// float64. An agent's answer file is read so for every trace.
+func Any(doc []byte) (any, error) {
+	var s Scanner
+	s.Reset(doc)
+	if v, ok := s.anyValue(0); ok && s.End() {
+		return v, nil
+	}
+	var v any
+	err := json.Unmarshal(doc, &v)
+	return v, err
+}
+
+// anyValue reads one value for Any, at the given depth of nesting.
+func (s *Scanner) anyValue(depth int) (any, bool) {
+	if depth > MaxDepth {
+		return nil, false
+	}
+	switch s.Peek() {
+	case '{':
+		obj := map[string]any{}
+		ok := s.Object(func(key []byte) bool {
+			v, ok := s.anyValue(depth + 1)
+			obj[string(key)] = v
+			return ok
+		})
+		return obj, ok
+	case '[':
+		list := []any{}
+		ok := s.Array(func() bool {
+			v, ok := s.anyValue(depth + 1)
+			list = append(list, v)
+			return ok
+		})
+		return list, ok
+	case '"':
+		b, ok := s.Str()
+		return string(b), ok
+	case 't':
+		return true, s.Literal("true")
+	case 'f':
+		return false, s.Literal("false")
+	case 'n':
+		return nil, s.Literal("null")
+	}
+	start := s.i
+	if !s.number() {
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
+	return f, err == nil
+}

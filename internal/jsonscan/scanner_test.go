@@ -27,6 +27,7 @@ var scanCases = []string{
 	`{"a\u0062":1}`,
 	"{\"\xff\":1}",
 	`{"a":1}x`,
+	`[1e400]`, `{"a":[1.5,-2e-3,{"b":null}],"c":true,"a":"last"}`, `[[],{}]`,
 	strings.Repeat("[", 600) + strings.Repeat("]", 600),
 }
 
@@ -41,7 +42,8 @@ func FuzzScanner(f *testing.F) {
 	})
 }
 
-// checkRawObject holds RawObject and String to encoding/json's readings.
+// checkRawObject holds RawObject, Any and String to encoding/json's
+// readings.
 func checkRawObject(t *testing.T, doc []byte) {
 	t.Helper()
 	got, gotErr := RawObject(doc)
@@ -49,6 +51,12 @@ func checkRawObject(t *testing.T, doc []byte) {
 	err := json.Unmarshal(doc, &want)
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotErr, err) {
 		t.Fatalf("RawObject reads %q (%v), encoding/json %q (%v): %q", got, gotErr, want, err, doc)
+	}
+	anyValue, gotErr := Any(doc)
+	var wantAny any
+	err = json.Unmarshal(doc, &wantAny)
+	if !reflect.DeepEqual(anyValue, wantAny) || !reflect.DeepEqual(gotErr, err) {
+		t.Fatalf("Any reads %#v (%v), encoding/json %#v (%v): %q", anyValue, gotErr, wantAny, err, doc)
 	}
 	str, gotErr := String(doc)
 	var wantStr string
