@@ -20,10 +20,9 @@ import (
 type lookups struct {
 	path string // the database; "" when it has no second connection
 
-	once   sync.Once
-	db     *sql.DB
-	hash   *sql.Stmt // queryFileHash
-	traces *sql.Stmt // queryFileTraces
+	once sync.Once
+	db   *sql.DB
+	stmt *sql.Stmt // queryFileLookup
 }
 
 // open opens the connection on first use; false when it cannot be opened
@@ -37,18 +36,12 @@ func (l *lookups) open(ctx context.Context) bool {
 		if err != nil {
 			return
 		}
-		hash, err := db.PrepareContext(ctx, queryFileHash)
+		stmt, err := db.PrepareContext(ctx, queryFileLookup)
 		if err != nil {
 			db.Close()
 			return
 		}
-		traces, err := db.PrepareContext(ctx, queryFileTraces)
-		if err != nil {
-			hash.Close()
-			db.Close()
-			return
-		}
-		l.db, l.hash, l.traces = db, hash, traces
+		l.db, l.stmt = db, stmt
 	})
 	return l.db != nil
 }
@@ -58,15 +51,6 @@ func (l *lookups) close() error {
 	if l.db == nil {
 		return nil
 	}
-	l.hash.Close()
-	l.traces.Close()
+	l.stmt.Close()
 	return l.db.Close()
-}
-
-// stmt returns the connection's statement for one of the two queries.
-func (l *lookups) stmt(query string) *sql.Stmt {
-	if query == queryFileHash {
-		return l.hash
-	}
-	return l.traces
 }
