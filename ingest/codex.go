@@ -428,7 +428,7 @@ func (s *codexSession) item(in *Input, n int, line []byte, ts time.Time, it *cod
 	t := s.t
 	switch it.Type {
 	case "message":
-		text, err := contentText(it.Content)
+		text, err := s.scan.contentText(it.Content)
 		if err != nil {
 			return fmt.Errorf("bad message content (%s)", err)
 		}
@@ -444,7 +444,7 @@ func (s *codexSession) item(in *Input, n int, line []byte, ts time.Time, it *cod
 		}
 		t.Append(step)
 	case "reasoning":
-		text := reasoningText(it)
+		text := s.scan.reasoningText(it)
 		if text == "" {
 			if it.Encrypted != "" {
 				s.encrypted++
@@ -646,16 +646,15 @@ func callID(it *codexPayload) string {
 
 // contentText joins the text parts of message content, which is either a
 // list of parts or a plain string.
-func contentText(raw json.RawMessage) (string, error) {
+func (sc *codexScanners) contentText(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
 	if raw[0] == '"' {
 		return jsonscan.String(raw)
 	}
-	var scan jsonscan.Scanner
 	var parts codexParts
-	if err := jsonscan.Unmarshal(&scan, raw, &parts); err != nil {
+	if err := jsonscan.Unmarshal(&sc.nested, raw, &parts); err != nil {
 		return "", errors.New(jsonErrorText(err))
 	}
 	var texts []string
@@ -670,18 +669,17 @@ func contentText(raw json.RawMessage) (string, error) {
 	return strings.Join(texts, "\n"), nil
 }
 
-func reasoningText(it *codexPayload) string {
+func (sc *codexScanners) reasoningText(it *codexPayload) string {
 	var texts []string
 	var summary codexParts
-	var scan jsonscan.Scanner
-	_ = jsonscan.Unmarshal(&scan, it.Summary, &summary) // a summary in another shape leaves the content to speak
+	_ = jsonscan.Unmarshal(&sc.nested, it.Summary, &summary) // a summary in another shape leaves the content to speak
 	for _, p := range summary {
 		if p.Text != "" {
 			texts = append(texts, p.Text)
 		}
 	}
 	if len(texts) == 0 {
-		if body, err := contentText(it.Content); err == nil && body != "" {
+		if body, err := sc.contentText(it.Content); err == nil && body != "" {
 			texts = append(texts, body)
 		}
 	}

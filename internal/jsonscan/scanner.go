@@ -594,7 +594,9 @@ func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 // the bytes of doc it is, not a copy, so doc must not change while the map
 // is in use. A tool call's arguments are read so for every call of every
 // trace, and encoding/json reads each document twice (once to check it)
-// and copies every value.
+// and copies every value. Like String and Any it falls back to
+// encoding/json itself rather than through Unmarshal: a Value type of its
+// own would be named in encoding/json's errors in place of the map's.
 func RawObject(doc []byte) (map[string]json.RawMessage, error) {
 	var s Scanner
 	s.Reset(doc)
