@@ -1,6 +1,8 @@
 package detect
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -182,4 +184,73 @@ func TestAnswerFacts(t *testing.T) {
 	if newFacts(build(`task Say hi.`)).answerFile() != nil {
 		t.Error("a task without an output file has answer facts")
 	}
+}
+
+// FuzzWriteCompact checks that a JSON value streamed through writeCompact
+// hashes as its json.Compact copy does.
+func FuzzWriteCompact(f *testing.F) {
+	for _, seed := range []string{
+		`"kubectl get pods"`,
+		`{ "a" : [1, 2 ,3],
+		  "b":"x  y\t" }`,
+		`[ "say \"hi\" ", { "k" : "\\" } , null ]`,
+		`"\\" `,
+		" 12 ",
+		`{"nested": {"s": " a \u0020 b ", "n": [ ]}}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if !json.Valid([]byte(v)) {
+			return
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+		var want, got keyWriter
+		for _, k := range []*keyWriter{&want, &got} {
+			k.exact.SetSeed(outputSeed)
+			k.near.SetSeed(outputSeed)
+		}
+		want.write(compact.String())
+		got.writeCompact(v)
+		if want.exact.Sum64() != got.exact.Sum64() || want.near.Sum64() != got.near.Sum64() {
+			t.Errorf("writeCompact(%q) hashes unlike its compact copy %q", v, compact.String())
+		}
+	})
+}
+
+// FuzzAbsolutePaths checks absolutePaths against its definition read
+// byte by byte.
+func FuzzAbsolutePaths(f *testing.F) {
+	for _, seed := range []string{
+		`{"file":"/data/snap/7/logs.tsv","workdir":"/"} see https://example.com/x and (/tmp/a.json)`,
+		"cd /home/u/ then ls /",
+		"/a/b,/c;x=/d `/e` ü/f \"/g\"",
+		"/",
+		"//x",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var want []string
+		for i := 0; i < len(text); i++ {
+			if text[i] != '/' || (i > 0 && !strings.ContainsRune(" \t\n\r'\"=([,", rune(text[i-1]))) ||
+				i+1 == len(text) || !isPathStart(text[i+1]) {
+				continue
+			}
+			j := i + 1
+			for j < len(text) && !strings.ContainsRune(" \t\n\r'\"\\,;|&)<>*", rune(text[j])) {
+				j++
+			}
+			if p := strings.TrimRight(text[i:j], ".:/`"); p != "" {
+				want = append(want, p)
+			}
+			i = j
+		}
+		if got := absolutePaths(text); !slices.Equal(got, want) {
+			t.Errorf("absolutePaths(%q) = %q, want %q", text, got, want)
+		}
+	})
 }

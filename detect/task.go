@@ -98,14 +98,19 @@ func (f *facts) task() *taskSpec {
 	}
 	key := [2]string{f.t.Task, f.instructions()}
 	taskCache.Lock()
-	defer taskCache.Unlock()
 	spec, ok := taskCache.specs[key]
+	taskCache.Unlock()
 	if !ok {
+		// Parsed outside the lock: runs whose prompts differ (each names
+		// its own directories) need not wait for each other's parse. Two
+		// runs of one new prompt may both parse it, to the same spec.
+		spec = parseTask(key[0], key[1])
+		taskCache.Lock()
 		if len(taskCache.specs) >= taskCacheSize || taskCache.specs == nil {
 			taskCache.specs = map[[2]string]*taskSpec{}
 		}
-		spec = parseTask(key[0], key[1])
 		taskCache.specs[key] = spec
+		taskCache.Unlock()
 	}
 	f.spec = spec
 	return spec
