@@ -68,6 +68,14 @@ func TestSummaryFollowsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("an ingest")
+	// Traces without outcomes keep the row their insert wrote: one with
+	// findings appended to it, one bare, with no detector set.
+	d, e := mk("d", 1, odd[6:]...), mk("e", 0)
+	d.Outcomes, e.Outcomes, e.DetectedWith, e.Model = nil, nil, "", ""
+	if _, err := ingest.StoreFile(ctx, st, ingest.FileInfo{Path: "/g", Hash: "1"}, d, e); err != nil {
+		t.Fatal(err)
+	}
+	check("an ingest of traces without outcomes")
 
 	// A label on a; then the file changes: a is read again (its label
 	// stays), b is dropped.
