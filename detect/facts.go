@@ -277,10 +277,10 @@ func (k *keyWriter) write(s string) {
 }
 
 // writeCompact writes a JSON value as json.Compact gives it, the spaces
-// between its tokens dropped, without making the compacted copy (a tenth
-// of the detectors' time on many small runs went to it). The values come
-// from a decoded object, so they are valid JSON and a string's quotes and
-// escapes are all there is to follow.
+// between its tokens dropped, without making the compacted copy (json.Compact
+// was 4% of the detectors' time on many small runs). The values come from a
+// decoded object, so they are valid JSON and a string's quotes and escapes
+// are all there is to follow.
 func (k *keyWriter) writeCompact(v string) {
 	inString, escaped, from := false, false, 0
 	for i := 0; i < len(v); i++ {
