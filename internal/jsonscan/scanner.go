@@ -81,29 +81,10 @@ func (s *Scanner) End() bool { return s.Peek() == 0 && s.i == len(s.b) }
 // read. It reports false when the object is malformed, a key has escapes,
 // or member does.
 func (s *Scanner) Object(member func(key []byte) bool) bool {
-	if s.Peek() != '{' {
-		return false
-	}
-	s.i++
-	if s.Peek() == '}' {
-		s.i++
-		return true
-	}
-	for {
+	return s.items('{', '}', func() bool {
 		key, ok := s.key()
-		if !ok || !member(key) {
-			return false
-		}
-		switch s.Peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return ok && member(key)
+	})
 }
 
 // List reads an array of objects into the empty list *list, the members
@@ -127,22 +108,28 @@ func List[T any](s *Scanner, list *[]T, member func(elem *T, key []byte) bool) b
 // Array reads the elements of an array, calling elem at each, which must
 // read it.
 func (s *Scanner) Array(elem func() bool) bool {
-	if s.Peek() != '[' {
+	return s.items('[', ']', elem)
+}
+
+// items reads a container that opens with open and closes with closing,
+// calling item at each of its comma-separated items, which must read it.
+func (s *Scanner) items(open, closing byte, item func() bool) bool {
+	if s.Peek() != open {
 		return false
 	}
 	s.i++
-	if s.Peek() == ']' {
+	if s.Peek() == closing {
 		s.i++
 		return true
 	}
 	for {
-		if !elem() {
+		if !item() {
 			return false
 		}
 		switch s.Peek() {
 		case ',':
 			s.i++
-		case ']':
+		case closing:
 			s.i++
 			return true
 		default:
